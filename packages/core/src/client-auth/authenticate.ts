@@ -1,0 +1,31 @@
+import type { RealmContext } from '../context.js';
+import type { Params } from '../http/form.js';
+import type { GatehouseRequest } from '../http/types.js';
+import type { Client } from '../realms/realm.js';
+import { clientAuthenticationFailed } from './failure.js';
+import { CLIENT_AUTH_REGISTRY } from './methods/registry.js';
+import { presentedCredentials } from './presented.js';
+
+/**
+ * Authenticates the calling client of this realm with its one registered method, shared by the
+ * token, introspection, revocation and CIBA endpoints. `endpointUrl` is an accepted assertion
+ * audience beside the issuer.
+ */
+export async function authenticateClient(
+  request: GatehouseRequest,
+  params: Params,
+  context: RealmContext,
+  endpointUrl: string,
+): Promise<Client> {
+  const presented = presentedCredentials(request, params);
+  const client = context.realm.clients.get(presented.clientId);
+  const registered = client ? CLIENT_AUTH_REGISTRY.get(client.config.token_endpoint_auth_method) : undefined;
+  // An unknown client still goes through a verifier of the presented kind, so it costs the same.
+  const entry = registered ?? [...CLIENT_AUTH_REGISTRY.values()].find((e) => e.presentedAs === presented.kind);
+  const verified =
+    entry !== undefined &&
+    entry.presentedAs === presented.kind &&
+    (await entry.verify(registered ? client : undefined, presented, context, endpointUrl));
+  if (!verified || !client) throw clientAuthenticationFailed(presented.kind);
+  return client;
+}

@@ -1,0 +1,84 @@
+import {
+  type JWTVerifyGetKey,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+} from 'jose';
+import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
+import { type RealmContext, nowSeconds } from '../../context.js';
+import { OAuthError } from '../../errors/oauth-error.js';
+import type { Client } from '../../realms/realm.js';
+import type { PresentedCredentials } from '../presented.js';
+
+/** RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth. */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_JTI_LENGTH = 256;
+const JTI_NAMESPACE = 'assertion_jti';
+
+const remoteKeySets = new WeakMap<Client, JWTVerifyGetKey>();
+const localKeySets = new WeakMap<Client, JWTVerifyGetKey>();
+const encoder = new TextEncoder();
+
+/**
+ * client_secret_jwt and private_key_jwt (RFC 7523 §3, OIDC Core §9): the signature is checked
+ * only against the client's registered secret or keys, with algorithms pinned to the method, so
+ * header-supplied keys (`jwk`, `jku`, `x5u`, `x5c`), `none` and HMAC-with-a-public-key never pass.
+ * `iss` = `sub` = client_id, `aud` the issuer or the endpoint, `exp` required and near, and every
+ * `jti` is accepted once.
+ */
+export async function verifyClientAssertion(
+  client: Client | undefined,
+  presented: PresentedCredentials,
+  context: RealmContext,
+  endpointUrl: string,
+): Promise<boolean> {
+  if (!client || presented.kind !== 'assertion') return false;
+  const method = client.config.token_endpoint_auth_method;
+  const pinned = client.config.token_endpoint_auth_signing_alg;
+  const [key, family] =
+    method === 'client_secret_jwt'
+      ? [encoder.encode(client.config.client_secret ?? ''), HMAC_ALGORITHMS]
+      : [clientKeySet(client), ASYMMETRIC_ASSERTION_ALGORITHMS];
+
+  let payload: { exp?: number; jti?: string };
+  try {
+    const verified = await jwtVerify(presented.assertion, key as Parameters<typeof jwtVerify>[1], {
+      algorithms: pinned ? [pinned] : [...family],
+      issuer: client.id,
+      subject: client.id,
+      audience: [context.realm.issuer, endpointUrl],
+      requiredClaims: ['exp', 'jti'],
+      currentDate: new Date(context.now()),
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    });
+    payload = verified.payload;
+  } catch (error) {
+    if (error instanceof errors.JOSEError) return false;
+    throw error;
+  }
+
+  const now = nowSeconds(context);
+  const exp = payload.exp ?? 0;
+  if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS) {
+    throw new OAuthError('invalid_client', `client_assertion must expire within ${MAX_ASSERTION_LIFETIME_SECONDS} seconds`);
+  }
+  const jti = String(payload.jti);
+  if (jti.length > MAX_JTI_LENGTH) throw new OAuthError('invalid_client', 'client_assertion jti is too long');
+  const remember = { ttlSeconds: Math.max(1, exp - now + CLOCK_TOLERANCE_SECONDS) };
+  const firstUse = await context.store.add(JTI_NAMESPACE, `${context.realm.name}/${client.id}/${jti}`, {}, remember);
+  if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
+  return true;
+}
+
+function clientKeySet(client: Client): JWTVerifyGetKey {
+  const { jwks, jwks_uri } = client.config;
+  const cache = jwks_uri ? remoteKeySets : localKeySets;
+  let keySet = cache.get(client);
+  if (!keySet) {
+    keySet = jwks_uri ? createRemoteJWKSet(new URL(jwks_uri)) : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+    cache.set(client, keySet);
+  }
+  return keySet;
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { absoluteUrl, redirectUri, scopeString } from './primitives.js';
+
+export const CLIENT_AUTH_METHODS = [
+  'client_secret_post',
+  'client_secret_basic',
+  'client_secret_jwt',
+  'private_key_jwt',
+  'none',
+] as const;
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:openid:params:grant-type:ciba',
+  'implicit',
+] as const;
+
+export const RESPONSE_TYPES = [
+  'code',
+  'id_token',
+  'id_token token',
+  'code id_token',
+  'code token',
+  'code id_token token',
+  'none',
+] as const;
+
+export const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
+export const ASYMMETRIC_ASSERTION_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+/** Members that only a private or symmetric JWK has: a client's registered JWKS is public. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+const publicJwk = z
+  .looseObject({ kty: z.enum(['RSA', 'EC', 'OKP']), kid: z.string().optional(), alg: z.string().optional() })
+  .refine(
+    (jwk) => PRIVATE_JWK_MEMBERS.every((member) => !(member in jwk)),
+    'must be a public key (no private or symmetric members)',
+  );
+
+export const clientSchema = z.strictObject({
+  client_id: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 printable ASCII characters')
+    .describe('Identifier assigned by the administrator.'),
+  client_secret: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe('Shared secret for the client_secret_* methods (at least 32 characters for client_secret_jwt).'),
+  client_name: z.string().min(1).max(200).optional().describe('Shown to users on consent and CIBA pages.'),
+  application_type: z.enum(['web', 'native']).default('web'),
+  token_endpoint_auth_method: z
+    .enum(CLIENT_AUTH_METHODS)
+    .default('client_secret_basic')
+    .describe('The one method this client authenticates with; any other is refused.'),
+  token_endpoint_auth_signing_alg: z
+    .enum([...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORITHMS])
+    .optional()
+    .describe('Pins the JWS algorithm of client assertions; by default any of the method\'s family.'),
+  jwks: z
+    .strictObject({ keys: z.array(publicJwk).min(1) })
+    .optional()
+    .describe('Public keys for private_key_jwt.'),
+  jwks_uri: absoluteUrl.optional().describe('Where to fetch the public keys for private_key_jwt.'),
+  redirect_uris: z.array(redirectUri).default([]),
+  post_logout_redirect_uris: z.array(redirectUri).default([]),
+  response_types: z.array(z.enum(RESPONSE_TYPES)).default(['code']),
+  response_modes: z.array(z.enum(['query', 'fragment'])).default(['query', 'fragment']),
+  grant_types: z.array(z.enum(GRANT_TYPES)).default(['authorization_code']),
+  scope: scopeString.default('openid').describe('Assigned scopes, space-separated.'),
+  default_scope: scopeString.optional().describe('Used when a request omits scope.'),
+  require_pkce: z.boolean().default(true),
+  skip_consent: z.boolean().default(false),
+});
+
+export type ClientInput = z.input<typeof clientSchema>;
+export type ClientConfig = z.output<typeof clientSchema>;

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** RFC 6749 §3.3 scope-token. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+export const scopeToken = z
+  .string()
+  .regex(SCOPE_TOKEN, 'must be a scope token (printable ASCII, no spaces, quotes or backslashes)');
+
+/** A space-separated scope string as clients send it. */
+export const scopeString = z
+  .string()
+  .refine(
+    (value) => value.split(' ').every((token) => SCOPE_TOKEN.test(token)),
+    'must be space-separated scope tokens',
+  );
+
+export const absoluteUrl = z.string().refine(isAbsoluteUrl, 'must be an absolute URL');
+
+/** Redirect URIs: absolute, without a fragment (RFC 6749 §3.1.2). */
+export const redirectUri = z
+  .string()
+  .refine(isAbsoluteUrl, 'must be an absolute URL')
+  .refine((value) => !value.includes('#'), 'must not contain a fragment');
+
+/** A public origin plus optional path: where Gatehouse is reachable from outside. */
+export const baseUrl = z
+  .string()
+  .refine(isHttpUrl, 'must be an absolute http(s) URL')
+  .refine((value) => !/[?#]/.test(value), 'must not contain a query or a fragment')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+export const positiveSeconds = (fallback: number, max: number) =>
+  z.number().int('must be a whole number of seconds').min(1).max(max).default(fallback);
+
+export function splitScope(scope: string): string[] {
+  return scope.split(' ').filter((token) => token !== '');
+}
+
+function isAbsoluteUrl(value: string): boolean {
+  return URL.canParse(value) && /^[a-z][a-z0-9+.-]*:/i.test(value);
+}
+
+function isHttpUrl(value: string): boolean {
+  return isAbsoluteUrl(value) && /^https?:$/.test(new URL(value).protocol);
+}

@@ -1,0 +1,51 @@
+import { clientIssues } from './client-rules.js';
+import { type ConfigIssue, joinPath } from './issues.js';
+import { splitScope } from './primitives.js';
+import type { RealmConfig } from './realm.js';
+
+/** Rules across a realm's clients, resources and scopes. Paths are relative to the realm. */
+export function realmIssues(realm: RealmConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const problem = (path: string, message: string) => issues.push({ path, message });
+  const scopes = new Set(realm.scopes);
+
+  if (realm.access_token_format === 'opaque' && realm.access_token_retention_policy === 'no-store') {
+    problem('access_token_format', 'opaque access tokens need access_token_retention_policy "store"');
+  }
+  findDuplicates(realm.scopes).forEach((index) => problem(`scopes[${index}]`, 'is a duplicate'));
+
+  const clientIds = new Set<string>();
+  realm.clients.forEach((client, index) => {
+    const at = `clients[${index}]`;
+    if (clientIds.has(client.client_id)) problem(`${at}.client_id`, `duplicate client_id "${client.client_id}"`);
+    clientIds.add(client.client_id);
+    for (const issue of clientIssues(client)) issues.push({ ...issue, path: joinPath(at, issue.path) });
+    for (const [field, value] of [['scope', client.scope], ['default_scope', client.default_scope]] as const) {
+      for (const scope of splitScope(value ?? '')) {
+        if (!scopes.has(scope)) problem(`${at}.${field}`, `names unknown scope "${scope}"`);
+      }
+    }
+  });
+
+  const uris = new Set<string>();
+  realm.resources.forEach((resource, index) => {
+    const at = `resources[${index}]`;
+    if (uris.has(resource.uri)) problem(`${at}.uri`, `duplicate resource "${resource.uri}"`);
+    uris.add(resource.uri);
+    if (!clientIds.has(resource.client_id)) problem(`${at}.client_id`, `names unknown client "${resource.client_id}"`);
+    resource.scopes.forEach((scope, i) => {
+      if (!scopes.has(scope)) problem(`${at}.scopes[${i}]`, `names unknown scope "${scope}"`);
+    });
+  });
+  return issues;
+}
+
+function findDuplicates(values: readonly string[]): number[] {
+  const seen = new Set<string>();
+  const duplicates: number[] = [];
+  values.forEach((value, index) => {
+    if (seen.has(value)) duplicates.push(index);
+    seen.add(value);
+  });
+  return duplicates;
+}

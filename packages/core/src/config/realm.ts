@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { clientSchema } from './client.js';
+import { positiveSeconds, scopeToken } from './primitives.js';
+import { resourceSchema } from './resource.js';
+
+export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
+const DAY = 86_400;
+
+export const realmSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+    .describe('The realm\'s path segment: its issuer is `{base_url}/oauth/{name}`.'),
+  access_token_ttl: positiveSeconds(600, DAY),
+  id_token_ttl: positiveSeconds(3600, DAY),
+  refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY),
+  authorization_code_ttl: positiveSeconds(60, 600),
+  access_token_format: z
+    .enum(['jwt', 'opaque'])
+    .default('jwt')
+    .describe('`jwt` (RFC 9068, `typ: at+jwt`) or an opaque random string.'),
+  access_token_retention_policy: z
+    .enum(['store', 'no-store'])
+    .default('store')
+    .describe('`store` keeps a record of every access token so it can be revoked; `no-store` writes none.'),
+  introspection_inactive_status: z
+    .union([z.literal(400), z.literal(200)])
+    .default(400)
+    .describe('Status of `{active:false}`: 400 as the interface document says, 200 as RFC 7662.'),
+  signing_alg: z.enum(SIGNING_ALGORITHMS).default('ES256'),
+  scopes: z.array(scopeToken).default(['openid']),
+  resources: z.array(resourceSchema).default([]),
+  clients: z.array(clientSchema).default([]),
+});
+
+export type RealmInput = z.input<typeof realmSchema>;
+export type RealmConfig = z.output<typeof realmSchema>;

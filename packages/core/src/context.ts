@@ -1,0 +1,24 @@
+import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import type { KeyStore } from './keys/key-store.js';
+import type { JwsSigner } from './keys/signing-key.js';
+import type { Realm } from './realms/realm.js';
+import type { Store } from './store/store.js';
+
+/** The adapters and settings every handler reaches its side effects through. */
+export interface ProviderContext {
+  readonly store: Store;
+  readonly keys: KeyStore;
+  readonly signer: JwsSigner;
+  /** Milliseconds since the epoch; injectable so tests control time. */
+  readonly now: () => number;
+  readonly maxBodyBytes: number;
+}
+
+export interface RealmContext extends ProviderContext {
+  readonly realm: Realm;
+}
+
+/** One endpoint: pure request in, response out. */
+export type EndpointHandler = (request: GatehouseRequest, context: RealmContext) => Promise<GatehouseResponse>;
+
+export const nowSeconds = (context: ProviderContext): number => Math.floor(context.now() / 1000);

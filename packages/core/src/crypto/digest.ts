@@ -1,0 +1,24 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { base64url } from 'jose';
+
+const encoder = new TextEncoder();
+
+export function sha256Bytes(value: string): Uint8Array {
+  return sha256(encoder.encode(value));
+}
+
+/** A lookup key for a secret value, so stores never hold bearer tokens in the clear. */
+export function tokenDigest(token: string): string {
+  return base64url.encode(sha256Bytes(token));
+}
+
+/**
+ * Compares a presented secret with the digest of the expected one in constant time. Hashing first
+ * makes the comparison independent of both lengths and of where the strings differ.
+ */
+export function secretMatches(presented: string, expectedDigest: Uint8Array): boolean {
+  const actual = sha256Bytes(presented);
+  let difference = actual.length ^ expectedDigest.length;
+  for (let i = 0; i < actual.length; i++) difference |= (actual[i] ?? 0) ^ (expectedDigest[i] ?? 0);
+  return difference === 0;
+}

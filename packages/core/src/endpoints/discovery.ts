@@ -1,0 +1,49 @@
+import { SUPPORTED_CLIENT_AUTH_METHODS } from '../client-auth/methods/registry.js';
+import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../config/client.js';
+import type { EndpointHandler } from '../context.js';
+import { GRANT_REGISTRY } from '../grants/registry.js';
+import { jsonResponse } from '../http/responses.js';
+import type { Realm } from '../realms/realm.js';
+import { ENDPOINT_PATHS } from './paths.js';
+
+const ASSERTION_ALGORITHMS = [...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORITHMS];
+
+/**
+ * OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414) for what this realm implements.
+ * Every URL is built from the configured base URL, never from request headers.
+ */
+export const discoveryEndpoint: EndpointHandler = async (_request, context) =>
+  jsonResponse(200, providerMetadata(context.realm), {
+    'cache-control': 'public, max-age=300',
+    'access-control-allow-origin': '*',
+  });
+
+export function providerMetadata(realm: Realm): Record<string, unknown> {
+  const authMethods = {
+    methods: SUPPORTED_CLIENT_AUTH_METHODS,
+    algorithms: ASSERTION_ALGORITHMS,
+  };
+  return {
+    issuer: realm.issuer,
+    jwks_uri: realm.url(ENDPOINT_PATHS.jwks),
+    token_endpoint: realm.url(ENDPOINT_PATHS.token),
+    introspection_endpoint: realm.url(ENDPOINT_PATHS.introspection),
+    revocation_endpoint: realm.url(ENDPOINT_PATHS.revocation),
+    scopes_supported: realm.config.scopes,
+    // Required by OIDC Discovery; the authorization endpoint that serves them comes with browser sign-in.
+    response_types_supported: [],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [realm.config.signing_alg],
+    grant_types_supported: [...GRANT_REGISTRY.keys()],
+    token_endpoint_auth_methods_supported: authMethods.methods,
+    token_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
+    introspection_endpoint_auth_methods_supported: authMethods.methods,
+    introspection_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
+    revocation_endpoint_auth_methods_supported: authMethods.methods,
+    revocation_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+  };
+}

@@ -1,0 +1,8 @@
+/** Endpoint paths below a realm's issuer. Discovery publishes `{issuer}/{path}`. */
+export const ENDPOINT_PATHS = {
+  discovery: '.well-known/openid-configuration',
+  jwks: 'jwks',
+  token: 'token',
+  introspection: 'introspect',
+  revocation: 'revoke',
+} as const;

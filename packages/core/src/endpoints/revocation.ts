@@ -1,0 +1,27 @@
+import { authenticateClient } from '../client-auth/authenticate.js';
+import type { EndpointHandler } from '../context.js';
+import { readForm } from '../http/read-form.js';
+import { NO_STORE_HEADERS, emptyResponse } from '../http/responses.js';
+import { ACCESS_TOKEN_NAMESPACE, accessTokenRecordId } from '../tokens/access-token.js';
+import { findAccessToken } from '../tokens/find-access-token.js';
+import { requiredToken } from './introspection.js';
+import { ENDPOINT_PATHS } from './paths.js';
+
+/**
+ * Token revocation (RFC 7009, interface §4.9 and §7.4). Errors only for a failed client
+ * authentication or a malformed request; otherwise 200, whether or not the token existed or
+ * belonged to the caller. Under the `no-store` policy access tokens have no record, so revoking
+ * one changes nothing and it stays usable until it expires.
+ */
+export const revocationEndpoint: EndpointHandler = async (request, context) => {
+  const params = readForm(request, context.maxBodyBytes);
+  const client = await authenticateClient(request, params, context, context.realm.url(ENDPOINT_PATHS.revocation));
+  const token = requiredToken(params);
+  if (context.realm.config.access_token_retention_policy === 'store') {
+    const record = await findAccessToken(context, token);
+    if (record && record.client_id === client.id) {
+      await context.store.delete(ACCESS_TOKEN_NAMESPACE, accessTokenRecordId(context.realm.name, token, record.jti));
+    }
+  }
+  return emptyResponse(200, { ...NO_STORE_HEADERS });
+};

@@ -1,0 +1,34 @@
+import { invalidScope } from '../errors/oauth-error.js';
+import { noStoreJson } from '../http/responses.js';
+import { issueAccessToken } from '../tokens/access-token.js';
+import type { GrantHandler } from './grant.js';
+import { checkScopesCoverResource, requestedResource } from './resource.js';
+import { USER_SCOPES, requestedScopes } from './scope.js';
+
+/**
+ * RFC 6749 §4.4 and interface §4.8: an access token owned by the client itself. Confidential
+ * web clients only (enforced when the configuration is loaded); no id_token, no refresh_token;
+ * `resource` becomes the audience. Without scope, the client's default scopes that need no user.
+ */
+export const clientCredentialsGrant: GrantHandler = async (params, client, context) => {
+  const resource = requestedResource(params.get('resource'), context.realm);
+  const fallback = client.defaultScopes.filter((scope) => !USER_SCOPES.has(scope));
+  const scopes = requestedScopes(params.get('scope'), client, fallback);
+  const userScope = scopes.find((scope) => USER_SCOPES.has(scope));
+  if (userScope !== undefined) throw invalidScope(`scope "${userScope}" needs a signed-in user`);
+  checkScopesCoverResource(scopes, resource);
+
+  const issued = await issueAccessToken(context, {
+    sub: client.id,
+    clientId: client.id,
+    scopes,
+    ...(resource ? { resource: resource.uri } : {}),
+  });
+  const body: Record<string, unknown> = {
+    access_token: issued.token,
+    token_type: 'Bearer',
+    expires_in: issued.expiresIn,
+  };
+  if (scopes.length > 0) body.scope = scopes.join(' ');
+  return noStoreJson(200, body);
+};

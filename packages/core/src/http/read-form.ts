@@ -1,0 +1,46 @@
+import { OAuthError, invalidRequest } from '../errors/oauth-error.js';
+import { type Params, decodeUtf8, paramsFromPairs, parseUrlEncoded } from './form.js';
+import type { GatehouseRequest } from './types.js';
+
+/** Names that carry a credential or a token and so must never travel in a URL. */
+const CREDENTIAL_PARAMETERS = [
+  'client_secret',
+  'client_assertion',
+  'token',
+  'code',
+  'code_verifier',
+  'refresh_token',
+  'auth_req_id',
+  'password',
+];
+
+/**
+ * Reads the form body of a POST endpoint (RFC 6749 §3.2): the content type must be
+ * `application/x-www-form-urlencoded`, the body within the size limit, and credentials must not
+ * also appear in the query string.
+ */
+export function readForm(request: GatehouseRequest, maxBodyBytes: number): Params {
+  rejectCredentialsInQuery(request.query);
+  const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/x-www-form-urlencoded') {
+    throw invalidRequest('the request body must be application/x-www-form-urlencoded');
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset && charset.toLowerCase() !== 'utf-8') {
+    throw invalidRequest('the request body must be encoded in UTF-8');
+  }
+  if (request.form) return paramsFromPairs(request.form);
+  const body = request.body ?? '';
+  const size = typeof body === 'string' ? new TextEncoder().encode(body).length : body.length;
+  if (size > maxBodyBytes) {
+    throw new OAuthError('invalid_request', 'the request body is too large', { status: 413 });
+  }
+  return parseUrlEncoded(typeof body === 'string' ? body : decodeUtf8(body));
+}
+
+function rejectCredentialsInQuery(query: string): void {
+  if (query === '') return;
+  const params = parseUrlEncoded(query);
+  const leaked = CREDENTIAL_PARAMETERS.find((name) => params.has(name));
+  if (leaked) throw invalidRequest(`"${leaked}" must be sent in the request body, not the URL`);
+}

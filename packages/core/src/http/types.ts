@@ -1,0 +1,28 @@
+/**
+ * The framework-neutral HTTP exchange every Gatehouse handler works on. Adapters build a
+ * `GatehouseRequest` from their framework's request and write the `GatehouseResponse` back.
+ */
+export interface GatehouseRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Path relative to where Gatehouse is mounted, starting with `/` (e.g. `/oauth/demo/token`). */
+  path: string;
+  /** Raw query string without the leading `?` (empty when there is none). */
+  query: string;
+  /** Header names in lower case. Repeated headers joined with `, ` as Node does. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The raw body. Adapters should pass the bytes as received; `form` is for frameworks that
+   * already consumed the body with a form parser and can rebuild every pair in order.
+   */
+  body?: Uint8Array | string;
+  /** A body already parsed as `application/x-www-form-urlencoded`, pairs in wire order. */
+  form?: ReadonlyArray<readonly [string, string]>;
+}
+
+export interface GatehouseResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialised body, or undefined for an empty one. */
+  body?: string;
+}

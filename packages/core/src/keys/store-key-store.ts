@@ -1,0 +1,112 @@
+import type { JWK } from 'jose';
+import type { Realm } from '../realms/realm.js';
+import type { Store } from '../store/store.js';
+import { generateSigningKey } from './generate.js';
+import type { KeyStore } from './key-store.js';
+import type { SigningKey } from './signing-key.js';
+
+const NAMESPACE = 'signing_key';
+/** How long an instance trusts its cached key list before looking for keys other instances made. */
+const REFRESH_MS = 30_000;
+/** Allowance for verifiers whose clocks run behind ours. */
+const CLOCK_SKEW_SECONDS = 60;
+
+interface RealmKeys {
+  /** Keys in the order they were made; the last is current. Record ids are `{realm}/{index+1}`. */
+  keys: SigningKey[];
+  refreshedAt: number;
+  published: { keys: SigningKey[]; jwks: readonly JWK[] } | undefined;
+}
+
+/**
+ * Keys persisted through the Store, so every instance sharing the store signs with the same key
+ * and publishes the same JWKS. Keys form an append-only sequence per realm; `add` makes
+ * concurrent first-use generation and rotation safe: one writer wins each position, the others
+ * adopt its key.
+ */
+export class StoreKeyStore implements KeyStore {
+  readonly #store: Store;
+  readonly #now: () => number;
+  readonly #realms = new Map<string, RealmKeys>();
+  readonly #pending = new Map<string, Promise<SigningKey>>();
+
+  constructor(store: Store, options: { now?: () => number } = {}) {
+    this.#store = store;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async currentKey(realm: Realm): Promise<SigningKey> {
+    let state = this.#realms.get(realm.name);
+    if (!state || this.#now() - state.refreshedAt > REFRESH_MS) state = await this.#refresh(realm.name);
+    const current = state.keys.at(-1);
+    if (current && current.alg === realm.config.signing_alg) return current;
+    return this.#appendOnce(realm);
+  }
+
+  async publicKeys(realm: Realm): Promise<readonly JWK[]> {
+    await this.currentKey(realm);
+    const state = await this.#refresh(realm.name);
+    const nowSeconds = Math.floor(this.#now() / 1000);
+    const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
+    const published = state.keys.filter((_, index) => {
+      const successor = state.keys[index + 1];
+      return successor === undefined || successor.createdAt + retention > nowSeconds;
+    });
+    if (!state.published || !sameKeys(state.published.keys, published)) {
+      state.published = { keys: published, jwks: Object.freeze(published.map((key) => key.publicJwk)) };
+    }
+    return state.published.jwks;
+  }
+
+  rotate(realm: Realm): Promise<SigningKey> {
+    return this.#append(realm);
+  }
+
+  /** One generation at a time per realm in this process, however many requests need a key. */
+  #appendOnce(realm: Realm): Promise<SigningKey> {
+    let pending = this.#pending.get(realm.name);
+    if (!pending) {
+      pending = this.#append(realm).finally(() => this.#pending.delete(realm.name));
+      this.#pending.set(realm.name, pending);
+    }
+    return pending;
+  }
+
+  async #append(realm: Realm): Promise<SigningKey> {
+    const key = await generateSigningKey(realm.config.signing_alg, Math.floor(this.#now() / 1000));
+    for (;;) {
+      const state = await this.#refresh(realm.name);
+      const position = state.keys.length + 1;
+      if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
+        // A concurrent refresh may already have read our key back.
+        if (state.keys.length === position - 1) state.keys.push(key);
+        return key;
+      }
+      // Another instance took this position first; its key is as good as ours when it matches.
+      const theirs = (await this.#refresh(realm.name)).keys.at(-1);
+      if (theirs && theirs.alg === realm.config.signing_alg) return theirs;
+    }
+  }
+
+  /** Reads the keys other instances may have appended since we last looked. */
+  async #refresh(realmName: string): Promise<RealmKeys> {
+    let state = this.#realms.get(realmName);
+    if (!state) {
+      state = { keys: [], refreshedAt: 0, published: undefined };
+      this.#realms.set(realmName, state);
+    }
+    for (;;) {
+      const position = state.keys.length + 1;
+      const next = await this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
+      if (!next) break;
+      // Concurrent refreshes read the same positions; only the first to return appends.
+      if (state.keys.length === position - 1) state.keys.push(next);
+    }
+    state.refreshedAt = this.#now();
+    return state;
+  }
+}
+
+function sameKeys(a: readonly SigningKey[], b: readonly SigningKey[]): boolean {
+  return a.length === b.length && a.every((key, index) => key.kid === b[index]?.kid);
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { parseConfig } from './config/issues.js';
+import { baseUrl as baseUrlSchema } from './config/primitives.js';
+import type { RealmInput } from './config/realm.js';
+import type { ProviderContext, RealmContext } from './context.js';
+import { methodNotAllowed, notFound } from './errors/oauth-error.js';
+import { errorToResponse } from './errors/to-response.js';
+import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import type { KeyStore } from './keys/key-store.js';
+import type { JwsSigner } from './keys/signing-key.js';
+import { StoreKeyStore } from './keys/store-key-store.js';
+import { webCryptoSigner } from './keys/webcrypto-signer.js';
+import type { Realm } from './realms/realm.js';
+import { type RealmLoader, type RealmSource, loaderRealmSource, staticRealmSource } from './realms/realm-source.js';
+import { ROUTES, matchPath } from './router.js';
+import { MemoryStore } from './store/memory-store.js';
+import type { Store } from './store/store.js';
+
+export interface ProviderOptions {
+  /** Public origin (plus mount path) Gatehouse is reached at; realm R's issuer is `{baseUrl}/oauth/R`. */
+  baseUrl: string;
+  /** Static realm configurations, or the host application's loader. */
+  realms: readonly RealmInput[] | RealmLoader;
+  /** Defaults to an in-memory store (one process). */
+  store?: Store;
+  /** Defaults to keys generated on first use and persisted in `store`. */
+  keys?: KeyStore;
+  /** Defaults to WebCrypto; `@gatehouse/node-crypto` is faster on Node.js. */
+  signer?: JwsSigner;
+  /** Milliseconds since the epoch. */
+  now?: () => number;
+  /** Largest accepted request body; larger ones get 413. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** Receives every unexpected error (the client only sees `server_error`). Default: console.error. */
+  onError?: (error: unknown, request: GatehouseRequest) => void;
+}
+
+export interface Provider {
+  /** Answers one request. Never rejects: every failure becomes an OAuth error response. */
+  handle(request: GatehouseRequest): Promise<GatehouseResponse>;
+  /** The realm of that name, or undefined. */
+  realm(name: string): Promise<Realm | undefined>;
+  /** Rotates a realm's signing key; the old key stays in the JWKS until its tokens expired. */
+  rotateKeys(realmName: string): Promise<void>;
+  readonly store: Store;
+  readonly maxBodyBytes: number;
+  /** Closes the store. */
+  close(): Promise<void>;
+}
+
+const optionsSchema = z.object({
+  baseUrl: baseUrlSchema,
+  maxBodyBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+});
+
+export function createProvider(options: ProviderOptions): Provider {
+  const { baseUrl, maxBodyBytes } = parseConfig(optionsSchema, {
+    baseUrl: options.baseUrl,
+    maxBodyBytes: options.maxBodyBytes,
+  });
+  const realms: RealmSource =
+    typeof options.realms === 'function'
+      ? loaderRealmSource(options.realms, baseUrl)
+      : staticRealmSource(options.realms, baseUrl);
+  const now = options.now ?? Date.now;
+  const store = options.store ?? new MemoryStore({ now });
+  const context: ProviderContext = {
+    store,
+    keys: options.keys ?? new StoreKeyStore(store, { now }),
+    signer: options.signer ?? webCryptoSigner(),
+    now,
+    maxBodyBytes,
+  };
+  const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
+
+  async function route(request: GatehouseRequest): Promise<GatehouseResponse> {
+    const match = matchPath(request.path);
+    const route = match && ROUTES.get(match.endpoint);
+    if (!match || !route) throw notFound('no such endpoint');
+    const realm = await realms.get(match.realmName);
+    if (!realm) throw notFound('unknown realm');
+    if (!route.methods.includes(request.method)) throw methodNotAllowed(route.methods);
+    const realmContext: RealmContext = { ...context, realm };
+    return route.handler(request, realmContext);
+  }
+
+  return {
+    async handle(request) {
+      try {
+        const response = await route(request);
+        return request.method === 'HEAD' ? { ...response, body: undefined } : response;
+      } catch (error) {
+        return errorToResponse(error, (unexpected) => onError(unexpected, request));
+      }
+    },
+    realm: (name) => realms.get(name),
+    async rotateKeys(realmName) {
+      const realm = await realms.get(realmName);
+      if (!realm) throw new Error(`unknown realm "${realmName}"`);
+      await context.keys.rotate(realm);
+    },
+    store,
+    maxBodyBytes,
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,60 @@
+import { ConfigError, joinPath, parseConfig } from '../config/issues.js';
+import { type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
+import { realmIssues } from '../config/realm-rules.js';
+import { type Realm, buildRealm } from './realm.js';
+
+/** The host application's own realm lookup, for realms kept in a database or an admin service. */
+export type RealmLoader = (name: string) => Promise<RealmInput | undefined> | RealmInput | undefined;
+
+/** Finds a realm by its path segment. */
+export interface RealmSource {
+  get(name: string): Promise<Realm | undefined>;
+}
+
+/** Validates one realm (shape, then cross-field rules) and throws every issue at once. */
+export function validateRealm(input: unknown, path = ''): RealmConfig {
+  const config = parseConfig(realmSchema, input, path);
+  const issues = realmIssues(config).map((issue) => ({ ...issue, path: joinPath(path, issue.path) }));
+  if (issues.length > 0) throw new ConfigError(issues);
+  return config;
+}
+
+/** Realms fixed at start: validated once, all problems reported together. */
+export function staticRealmSource(inputs: readonly unknown[], baseUrl: string): RealmSource {
+  const realms = new Map<string, Realm>();
+  const issues: ConfigError['issues'][number][] = [];
+  inputs.forEach((input, index) => {
+    try {
+      const config = validateRealm(input, `realms[${index}]`);
+      if (realms.has(config.name)) {
+        issues.push({ path: `realms[${index}].name`, message: `duplicate realm "${config.name}"` });
+      }
+      realms.set(config.name, buildRealm(config, baseUrl));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(...error.issues);
+    }
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { get: async (name) => realms.get(name) };
+}
+
+/**
+ * Realms from the host's loader. Each loaded object is validated once: returning the same object
+ * again reuses the built realm, returning a new one (changed configuration) rebuilds it.
+ */
+export function loaderRealmSource(load: RealmLoader, baseUrl: string): RealmSource {
+  const built = new WeakMap<object, Realm>();
+  return {
+    async get(name) {
+      const input = await load(name);
+      if (input === undefined) return undefined;
+      let realm = built.get(input);
+      if (!realm) {
+        realm = buildRealm(validateRealm(input, `realm "${name}"`), baseUrl);
+        built.set(input, realm);
+      }
+      return realm.name === name ? realm : undefined;
+    },
+  };
+}

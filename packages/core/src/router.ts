@@ -1,0 +1,33 @@
+import type { EndpointHandler } from './context.js';
+import { discoveryEndpoint } from './endpoints/discovery.js';
+import { introspectionEndpoint } from './endpoints/introspection.js';
+import { jwksEndpoint } from './endpoints/jwks.js';
+import { ENDPOINT_PATHS } from './endpoints/paths.js';
+import { revocationEndpoint } from './endpoints/revocation.js';
+import { tokenEndpoint } from './endpoints/token.js';
+
+export interface Route {
+  readonly methods: readonly string[];
+  readonly handler: EndpointHandler;
+}
+
+const GET = ['GET', 'HEAD'] as const;
+const POST = ['POST'] as const;
+
+/** Endpoints by their path below `/oauth/{realm}/`. */
+export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
+  [ENDPOINT_PATHS.discovery, { methods: GET, handler: discoveryEndpoint }],
+  [ENDPOINT_PATHS.jwks, { methods: GET, handler: jwksEndpoint }],
+  [ENDPOINT_PATHS.token, { methods: POST, handler: tokenEndpoint }],
+  [ENDPOINT_PATHS.introspection, { methods: POST, handler: introspectionEndpoint }],
+  [ENDPOINT_PATHS.revocation, { methods: POST, handler: revocationEndpoint }],
+]);
+
+const REALM_PATH = /^\/oauth\/([^/]+)\/(.+)$/;
+
+/** Splits `/oauth/{realm}/{endpoint}` into its parts, or undefined for any other path. */
+export function matchPath(path: string): { realmName: string; endpoint: string } | undefined {
+  const match = REALM_PATH.exec(path);
+  if (!match?.[1] || !match[2]) return undefined;
+  return { realmName: match[1], endpoint: match[2] };
+}
