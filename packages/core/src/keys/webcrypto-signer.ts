@@ -1,12 +1,14 @@
-import { importJWK } from 'jose';
+import { type CryptoKey, importJWK } from 'jose';
 import type { SigningAlgorithm } from '../config/realm.js';
 import type { JwsSigner, SigningKey } from './signing-key.js';
 
-const SIGN_PARAMETERS: Record<SigningAlgorithm, AlgorithmIdentifier | EcdsaParams | RsaPssParams> = {
-  ES256: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
+type SignParameters = Parameters<typeof crypto.subtle.sign>[0];
+
+const SIGN_PARAMETERS: Record<SigningAlgorithm, SignParameters> = {
+  ES256: { name: 'ECDSA', hash: 'SHA-256' } as SignParameters,
   EdDSA: { name: 'Ed25519' },
   RS256: { name: 'RSASSA-PKCS1-v1_5' },
-  PS256: { name: 'RSA-PSS', saltLength: 32 } as RsaPssParams,
+  PS256: { name: 'RSA-PSS', saltLength: 32 } as SignParameters,
 };
 
 /** The platform-neutral signer: WebCrypto through `crypto.subtle`, imported keys cached by kid. */
