@@ -1,5 +1,5 @@
 import type { RealmInput } from '@gatehouse/core';
-import { type CryptoKey, type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /** A clock tests move by hand. Milliseconds, like Date.now. */
 export function fakeClock(start = Date.UTC(2030, 0, 1)) {
@@ -28,7 +28,10 @@ export interface ClientKeyPair {
   publicJwk: JWK;
 }
 
-export async function clientKeyPair(alg = 'ES256', kid = `${alg.toLowerCase()}-key`): Promise<ClientKeyPair> {
+export async function clientKeyPair(
+  alg = 'ES256',
+  kid = `${alg.toLowerCase()}-key`,
+): Promise<ClientKeyPair> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg } };
 }
@@ -37,8 +40,15 @@ export async function clientKeyPair(alg = 'ES256', kid = `${alg.toLowerCase()}-k
  * The realm most tests use: one client per authentication method, all allowed client
  * credentials, and two Protected Resources each with its own introspecting client.
  */
-export function testRealm(clientKeys: ClientKeyPair, overrides: Partial<RealmInput> = {}): RealmInput {
-  const machine = { application_type: 'web' as const, grant_types: ['client_credentials' as const], scope: 'api:read api:write other:read' };
+export function testRealm(
+  clientKeys: ClientKeyPair,
+  overrides: Partial<RealmInput> = {},
+): RealmInput {
+  const machine = {
+    application_type: 'web' as const,
+    grant_types: ['client_credentials' as const],
+    scope: 'api:read api:write other:read',
+  };
   return {
     name: 'test',
     scopes: ['openid', 'profile', 'email', 'api:read', 'api:write', 'other:read'],
@@ -47,13 +57,48 @@ export function testRealm(clientKeys: ClientKeyPair, overrides: Partial<RealmInp
       { uri: OTHER_RESOURCE, client_id: 'other-api', scopes: ['other:read'] },
     ],
     clients: [
-      { ...machine, client_id: 'post-client', client_secret: SECRETS.post, token_endpoint_auth_method: 'client_secret_post' },
-      { ...machine, client_id: 'basic-client', client_secret: SECRETS.basic, token_endpoint_auth_method: 'client_secret_basic' },
-      { ...machine, client_id: 'jwt-client', client_secret: SECRETS.jwt, token_endpoint_auth_method: 'client_secret_jwt' },
-      { ...machine, client_id: 'key-client', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [clientKeys.publicJwk as never] } },
-      { client_id: 'native-client', application_type: 'native', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.app:/cb'] },
-      { client_id: 'api', client_secret: SECRETS.api, token_endpoint_auth_method: 'client_secret_basic', scope: 'openid' },
-      { client_id: 'other-api', client_secret: SECRETS.other, token_endpoint_auth_method: 'client_secret_post', scope: 'openid' },
+      {
+        ...machine,
+        client_id: 'post-client',
+        client_secret: SECRETS.post,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        ...machine,
+        client_id: 'basic-client',
+        client_secret: SECRETS.basic,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      {
+        ...machine,
+        client_id: 'jwt-client',
+        client_secret: SECRETS.jwt,
+        token_endpoint_auth_method: 'client_secret_jwt',
+      },
+      {
+        ...machine,
+        client_id: 'key-client',
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [clientKeys.publicJwk as never] },
+      },
+      {
+        client_id: 'native-client',
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: ['com.example.app:/cb'],
+      },
+      {
+        client_id: 'api',
+        client_secret: SECRETS.api,
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: 'openid',
+      },
+      {
+        client_id: 'other-api',
+        client_secret: SECRETS.other,
+        token_endpoint_auth_method: 'client_secret_post',
+        scope: 'openid',
+      },
     ],
     ...overrides,
   };
@@ -63,7 +108,14 @@ export function testRealm(clientKeys: ClientKeyPair, overrides: Partial<RealmInp
 export async function clientAssertion(
   key: CryptoKey | Uint8Array,
   alg: string,
-  claims: { iss: string; sub?: string; aud: string | string[]; jti?: string; exp?: number; iat?: number },
+  claims: {
+    iss: string;
+    sub?: string;
+    aud: string | string[];
+    jti?: string;
+    exp?: number;
+    iat?: number;
+  },
   header: Record<string, unknown> = {},
 ): Promise<string> {
   const iat = claims.iat ?? Math.floor(Date.now() / 1000);

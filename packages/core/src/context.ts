@@ -19,6 +19,9 @@ export interface RealmContext extends ProviderContext {
 }
 
 /** One endpoint: pure request in, response out. */
-export type EndpointHandler = (request: GatehouseRequest, context: RealmContext) => Promise<GatehouseResponse>;
+export type EndpointHandler = (
+  request: GatehouseRequest,
+  context: RealmContext,
+) => Promise<GatehouseResponse>;
 
 export const nowSeconds = (context: ProviderContext): number => Math.floor(context.now() / 1000);

@@ -1,17 +1,29 @@
-export { createProvider, type Provider, type ProviderOptions } from './provider.js';
-export type { GatehouseRequest, GatehouseResponse } from './http/types.js';
-export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
-export { ConfigError, type ConfigIssue, formatIssue, parseConfig, zodIssues } from './config/issues.js';
-export { realmSchema, SIGNING_ALGORITHMS, type RealmConfig, type RealmInput, type SigningAlgorithm } from './config/realm.js';
-export { clientSchema, type ClientConfig, type ClientInput } from './config/client.js';
-export { resourceSchema, type ResourceConfig, type ResourceInput } from './config/resource.js';
+export { type ClientConfig, type ClientInput, clientSchema } from './config/client.js';
+export {
+  ConfigError,
+  type ConfigIssue,
+  formatIssue,
+  parseConfig,
+  zodIssues,
+} from './config/issues.js';
 export { baseUrl as baseUrlSchema } from './config/primitives.js';
-export { validateRealm, type RealmLoader, type RealmSource } from './realms/realm-source.js';
-export type { Realm, Client } from './realms/realm.js';
-export type { Store, RecordOptions, ConsumeResult, RecordKey } from './store/store.js';
-export { MemoryStore } from './store/memory-store.js';
-export type { KeyStore } from './keys/key-store.js';
-export { StoreKeyStore } from './keys/store-key-store.js';
-export type { JwsSigner, SigningKey } from './keys/signing-key.js';
-export { webCryptoSigner } from './keys/webcrypto-signer.js';
+export {
+  type RealmConfig,
+  type RealmInput,
+  realmSchema,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from './config/realm.js';
+export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
+export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
 export { payloadTooLargeResponse } from './errors/to-response.js';
+export type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+export type { KeyStore } from './keys/key-store.js';
+export type { JwsSigner, SigningKey } from './keys/signing-key.js';
+export { StoreKeyStore } from './keys/store-key-store.js';
+export { webCryptoSigner } from './keys/webcrypto-signer.js';
+export { createProvider, type Provider, type ProviderOptions } from './provider.js';
+export type { Client, Realm } from './realms/realm.js';
+export { type RealmLoader, type RealmSource, validateRealm } from './realms/realm-source.js';
+export { MemoryStore } from './store/memory-store.js';
+export type { ConsumeResult, RecordKey, RecordOptions, Store } from './store/store.js';

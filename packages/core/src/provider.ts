@@ -11,8 +11,13 @@ import type { JwsSigner } from './keys/signing-key.js';
 import { StoreKeyStore } from './keys/store-key-store.js';
 import { webCryptoSigner } from './keys/webcrypto-signer.js';
 import type { Realm } from './realms/realm.js';
-import { type RealmLoader, type RealmSource, loaderRealmSource, staticRealmSource } from './realms/realm-source.js';
-import { ROUTES, matchPath } from './router.js';
+import {
+  loaderRealmSource,
+  type RealmLoader,
+  type RealmSource,
+  staticRealmSource,
+} from './realms/realm-source.js';
+import { matchPath, ROUTES } from './router.js';
 import { MemoryStore } from './store/memory-store.js';
 import type { Store } from './store/store.js';
 
@@ -50,7 +55,12 @@ export interface Provider {
 
 const optionsSchema = z.object({
   baseUrl: baseUrlSchema,
-  maxBodyBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(64 * 1024),
 });
 
 export function createProvider(options: ProviderOptions): Provider {

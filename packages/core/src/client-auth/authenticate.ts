@@ -19,9 +19,12 @@ export async function authenticateClient(
 ): Promise<Client> {
   const presented = presentedCredentials(request, params);
   const client = context.realm.clients.get(presented.clientId);
-  const registered = client ? CLIENT_AUTH_REGISTRY.get(client.config.token_endpoint_auth_method) : undefined;
+  const registered = client
+    ? CLIENT_AUTH_REGISTRY.get(client.config.token_endpoint_auth_method)
+    : undefined;
   // An unknown client still goes through a verifier of the presented kind, so it costs the same.
-  const entry = registered ?? [...CLIENT_AUTH_REGISTRY.values()].find((e) => e.presentedAs === presented.kind);
+  const entry =
+    registered ?? [...CLIENT_AUTH_REGISTRY.values()].find((e) => e.presentedAs === presented.kind);
   const verified =
     entry !== undefined &&
     entry.presentedAs === presented.kind &&

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { OAuthError, invalidRequest } from '../errors/oauth-error.js';
+import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
 import type { Params } from '../http/form.js';
 import type { GatehouseRequest } from '../http/types.js';
 import { clientAuthenticationFailed } from './failure.js';
@@ -17,7 +17,10 @@ export type PresentedCredentials =
  * Reads the client credentials of a request (RFC 6749 §2.3, RFC 7523 §2.2). Exactly one way of
  * authenticating may be used; a `client_id` parameter beside it must name the same client.
  */
-export function presentedCredentials(request: GatehouseRequest, params: Params): PresentedCredentials {
+export function presentedCredentials(
+  request: GatehouseRequest,
+  params: Params,
+): PresentedCredentials {
   const basic = readBasic(request.headers.authorization);
   const secret = params.get('client_secret');
   const assertion = params.get('client_assertion');
@@ -36,7 +39,8 @@ export function presentedCredentials(request: GatehouseRequest, params: Params):
 
   const presented = ((): PresentedCredentials => {
     if (basic) return { kind: 'basic', ...basic };
-    if (assertion !== undefined) return { kind: 'assertion', clientId: assertionSubject(assertion), assertion };
+    if (assertion !== undefined)
+      return { kind: 'assertion', clientId: assertionSubject(assertion), assertion };
     if (bodyClientId === undefined) throw clientAuthenticationFailed('post');
     if (secret !== undefined) return { kind: 'post', clientId: bodyClientId, secret };
     return { kind: 'none', clientId: bodyClientId };
@@ -50,7 +54,8 @@ export function presentedCredentials(request: GatehouseRequest, params: Params):
 /** RFC 6749 §2.3.1: both halves are form-urlencoded before base64. */
 function readBasic(header: string | undefined): { clientId: string; secret: string } | undefined {
   const match = header === undefined ? null : /^basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
-  if (header !== undefined && /^basic\b/i.test(header) && !match) throw clientAuthenticationFailed('basic');
+  if (header !== undefined && /^basic\b/i.test(header) && !match)
+    throw clientAuthenticationFailed('basic');
   if (!match?.[1]) return undefined;
   try {
     const decoded = new TextDecoder('utf-8', { fatal: true }).decode(
@@ -58,8 +63,11 @@ function readBasic(header: string | undefined): { clientId: string; secret: stri
     );
     const colon = decoded.indexOf(':');
     if (colon < 1) throw new Error('no client_id');
-    const unescape = (part: string) => decodeURIComponent(part.replaceAll('+', ' '));
-    return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const formDecode = (part: string) => decodeURIComponent(part.replaceAll('+', ' '));
+    return {
+      clientId: formDecode(decoded.slice(0, colon)),
+      secret: formDecode(decoded.slice(colon + 1)),
+    };
   } catch (cause) {
     throw clientAuthenticationFailed('basic', cause);
   }

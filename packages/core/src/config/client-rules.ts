@@ -1,4 +1,4 @@
-import { HMAC_ALGORITHMS, type ClientConfig } from './client.js';
+import { type ClientConfig, HMAC_ALGORITHMS } from './client.js';
 import type { ConfigIssue } from './issues.js';
 import { splitScope } from './primitives.js';
 
@@ -19,11 +19,19 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
   if (!SECRET_METHODS.has(method) && client.client_secret !== undefined) {
     problem('client_secret', `must not be set for ${method}`);
   }
-  if (method === 'client_secret_jwt' && (client.client_secret?.length ?? 0) < MIN_HMAC_SECRET_LENGTH) {
-    problem('client_secret', `must be at least ${MIN_HMAC_SECRET_LENGTH} characters for client_secret_jwt`);
+  if (
+    method === 'client_secret_jwt' &&
+    client.client_secret !== undefined &&
+    client.client_secret.length < MIN_HMAC_SECRET_LENGTH
+  ) {
+    problem(
+      'client_secret',
+      `must be at least ${MIN_HMAC_SECRET_LENGTH} characters for client_secret_jwt`,
+    );
   }
   const hasKeys = client.jwks !== undefined || client.jwks_uri !== undefined;
-  if (method === 'private_key_jwt' && !hasKeys) problem('jwks', 'or jwks_uri is required for private_key_jwt');
+  if (method === 'private_key_jwt' && !hasKeys)
+    problem('jwks', 'or jwks_uri is required for private_key_jwt');
   if (method !== 'private_key_jwt' && hasKeys) problem('jwks', 'is only used with private_key_jwt');
   if (client.jwks !== undefined && client.jwks_uri !== undefined) {
     problem('jwks_uri', 'must not be set together with jwks');
@@ -31,14 +39,28 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
 
   const alg = client.token_endpoint_auth_signing_alg;
   if (alg !== undefined) {
-    if (method === 'client_secret_jwt' && !HMAC.has(alg)) problem('token_endpoint_auth_signing_alg', 'must be an HMAC algorithm (HS256, HS384, HS512) for client_secret_jwt');
-    else if (method === 'private_key_jwt' && HMAC.has(alg)) problem('token_endpoint_auth_signing_alg', 'must be an asymmetric algorithm for private_key_jwt');
-    else if (method !== 'client_secret_jwt' && method !== 'private_key_jwt') problem('token_endpoint_auth_signing_alg', `is only used with client_secret_jwt and private_key_jwt`);
+    if (method === 'client_secret_jwt' && !HMAC.has(alg))
+      problem(
+        'token_endpoint_auth_signing_alg',
+        'must be an HMAC algorithm (HS256, HS384, HS512) for client_secret_jwt',
+      );
+    else if (method === 'private_key_jwt' && HMAC.has(alg))
+      problem(
+        'token_endpoint_auth_signing_alg',
+        'must be an asymmetric algorithm for private_key_jwt',
+      );
+    else if (method !== 'client_secret_jwt' && method !== 'private_key_jwt')
+      problem(
+        'token_endpoint_auth_signing_alg',
+        `is only used with client_secret_jwt and private_key_jwt`,
+      );
   }
 
   if (client.grant_types.includes('client_credentials')) {
-    if (client.application_type !== 'web') problem('grant_types', 'client_credentials is for web applications only');
-    else if (method === 'none') problem('grant_types', 'client_credentials needs a client that authenticates');
+    if (client.application_type !== 'web')
+      problem('grant_types', 'client_credentials is for web applications only');
+    else if (method === 'none')
+      problem('grant_types', 'client_credentials needs a client that authenticates');
   }
 
   if (client.default_scope !== undefined) {

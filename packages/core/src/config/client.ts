@@ -47,7 +47,11 @@ export const ASYMMETRIC_ASSERTION_ALGORITHMS = [
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 const publicJwk = z
-  .looseObject({ kty: z.enum(['RSA', 'EC', 'OKP']), kid: z.string().optional(), alg: z.string().optional() })
+  .looseObject({
+    kty: z.enum(['RSA', 'EC', 'OKP']),
+    kid: z.string().optional(),
+    alg: z.string().optional(),
+  })
   .refine(
     (jwk) => PRIVATE_JWK_MEMBERS.every((member) => !(member in jwk)),
     'must be a public key (no private or symmetric members)',
@@ -62,8 +66,15 @@ export const clientSchema = z.strictObject({
     .string()
     .min(16, 'must be at least 16 characters')
     .optional()
-    .describe('Shared secret for the client_secret_* methods (at least 32 characters for client_secret_jwt).'),
-  client_name: z.string().min(1).max(200).optional().describe('Shown to users on consent and CIBA pages.'),
+    .describe(
+      'Shared secret for the client_secret_* methods (at least 32 characters for client_secret_jwt).',
+    ),
+  client_name: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Shown to users on consent and CIBA pages.'),
   application_type: z.enum(['web', 'native']).default('web'),
   token_endpoint_auth_method: z
     .enum(CLIENT_AUTH_METHODS)
@@ -72,7 +83,9 @@ export const clientSchema = z.strictObject({
   token_endpoint_auth_signing_alg: z
     .enum([...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORITHMS])
     .optional()
-    .describe('Pins the JWS algorithm of client assertions; by default any of the method\'s family.'),
+    .describe(
+      "Pins the JWS algorithm of client assertions; by default any of the method's family.",
+    ),
   jwks: z
     .strictObject({ keys: z.array(publicJwk).min(1) })
     .optional()

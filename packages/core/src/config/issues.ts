@@ -32,7 +32,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 
 export function joinPath(prefix: string, path: string): string {
   if (prefix === '') return path;
-  if (path === '' ) return prefix;
+  if (path === '') return prefix;
   return path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`;
 }
 
@@ -44,7 +44,11 @@ export function zodIssues(error: z.ZodError, prefix = ''): ConfigIssue[] {
 }
 
 /** Parses with a schema, or throws a ConfigError listing every issue under `prefix`. */
-export function parseConfig<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  prefix = '',
+): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw new ConfigError(zodIssues(result.error, prefix));
   return result.data;

@@ -9,18 +9,29 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
   const problem = (path: string, message: string) => issues.push({ path, message });
   const scopes = new Set(realm.scopes);
 
-  if (realm.access_token_format === 'opaque' && realm.access_token_retention_policy === 'no-store') {
-    problem('access_token_format', 'opaque access tokens need access_token_retention_policy "store"');
+  if (
+    realm.access_token_format === 'opaque' &&
+    realm.access_token_retention_policy === 'no-store'
+  ) {
+    problem(
+      'access_token_format',
+      'opaque access tokens need access_token_retention_policy "store"',
+    );
   }
-  findDuplicates(realm.scopes).forEach((index) => problem(`scopes[${index}]`, 'is a duplicate'));
+  for (const index of findDuplicates(realm.scopes)) problem(`scopes[${index}]`, 'is a duplicate');
 
   const clientIds = new Set<string>();
   realm.clients.forEach((client, index) => {
     const at = `clients[${index}]`;
-    if (clientIds.has(client.client_id)) problem(`${at}.client_id`, `duplicate client_id "${client.client_id}"`);
+    if (clientIds.has(client.client_id))
+      problem(`${at}.client_id`, `duplicate client_id "${client.client_id}"`);
     clientIds.add(client.client_id);
-    for (const issue of clientIssues(client)) issues.push({ ...issue, path: joinPath(at, issue.path) });
-    for (const [field, value] of [['scope', client.scope], ['default_scope', client.default_scope]] as const) {
+    for (const issue of clientIssues(client))
+      issues.push({ ...issue, path: joinPath(at, issue.path) });
+    for (const [field, value] of [
+      ['scope', client.scope],
+      ['default_scope', client.default_scope],
+    ] as const) {
       for (const scope of splitScope(value ?? '')) {
         if (!scopes.has(scope)) problem(`${at}.${field}`, `names unknown scope "${scope}"`);
       }
@@ -32,7 +43,8 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     const at = `resources[${index}]`;
     if (uris.has(resource.uri)) problem(`${at}.uri`, `duplicate resource "${resource.uri}"`);
     uris.add(resource.uri);
-    if (!clientIds.has(resource.client_id)) problem(`${at}.client_id`, `names unknown client "${resource.client_id}"`);
+    if (!clientIds.has(resource.client_id))
+      problem(`${at}.client_id`, `names unknown client "${resource.client_id}"`);
     resource.scopes.forEach((scope, i) => {
       if (!scopes.has(scope)) problem(`${at}.scopes[${i}]`, `names unknown scope "${scope}"`);
     });

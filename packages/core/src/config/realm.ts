@@ -12,7 +12,7 @@ export const realmSchema = z.strictObject({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
-    .describe('The realm\'s path segment: its issuer is `{base_url}/oauth/{name}`.'),
+    .describe("The realm's path segment: its issuer is `{base_url}/oauth/{name}`."),
   access_token_ttl: positiveSeconds(600, DAY),
   id_token_ttl: positiveSeconds(3600, DAY),
   refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY),
@@ -24,7 +24,9 @@ export const realmSchema = z.strictObject({
   access_token_retention_policy: z
     .enum(['store', 'no-store'])
     .default('store')
-    .describe('`store` keeps a record of every access token so it can be revoked; `no-store` writes none.'),
+    .describe(
+      '`store` keeps a record of every access token so it can be revoked; `no-store` writes none.',
+    ),
   introspection_inactive_status: z
     .union([z.literal(400), z.literal(200)])
     .default(400)

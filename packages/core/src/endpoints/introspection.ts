@@ -17,7 +17,12 @@ import { ENDPOINT_PATHS } from './paths.js';
  */
 export const introspectionEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
-  const client = await authenticateClient(request, params, context, context.realm.url(ENDPOINT_PATHS.introspection));
+  const client = await authenticateClient(
+    request,
+    params,
+    context,
+    context.realm.url(ENDPOINT_PATHS.introspection),
+  );
   const token = requiredToken(params);
   const record = await findAccessToken(context, token);
   if (!record || !mayIntrospect(client, record, context)) {

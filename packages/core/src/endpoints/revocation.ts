@@ -1,7 +1,7 @@
 import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
 import { readForm } from '../http/read-form.js';
-import { NO_STORE_HEADERS, emptyResponse } from '../http/responses.js';
+import { emptyResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import { ACCESS_TOKEN_NAMESPACE, accessTokenRecordId } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { requiredToken } from './introspection.js';
@@ -15,12 +15,20 @@ import { ENDPOINT_PATHS } from './paths.js';
  */
 export const revocationEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
-  const client = await authenticateClient(request, params, context, context.realm.url(ENDPOINT_PATHS.revocation));
+  const client = await authenticateClient(
+    request,
+    params,
+    context,
+    context.realm.url(ENDPOINT_PATHS.revocation),
+  );
   const token = requiredToken(params);
   if (context.realm.config.access_token_retention_policy === 'store') {
     const record = await findAccessToken(context, token);
     if (record && record.client_id === client.id) {
-      await context.store.delete(ACCESS_TOKEN_NAMESPACE, accessTokenRecordId(context.realm.name, token, record.jti));
+      await context.store.delete(
+        ACCESS_TOKEN_NAMESPACE,
+        accessTokenRecordId(context.realm.name, token, record.jti),
+      );
     }
   }
   return emptyResponse(200, { ...NO_STORE_HEADERS });

@@ -1,8 +1,8 @@
 import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
-import { OAuthError, invalidRequest, unauthorizedClient } from '../errors/oauth-error.js';
-import { readForm } from '../http/read-form.js';
+import { invalidRequest, OAuthError, unauthorizedClient } from '../errors/oauth-error.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
+import { readForm } from '../http/read-form.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 /**
@@ -15,7 +15,13 @@ export const tokenEndpoint: EndpointHandler = async (request, context) => {
   if (grantType === undefined) throw invalidRequest('grant_type is required');
   const grant = GRANT_REGISTRY.get(grantType);
   if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant_type is not supported');
-  const client = await authenticateClient(request, params, context, context.realm.url(ENDPOINT_PATHS.token));
-  if (!client.grantTypes.has(grantType)) throw unauthorizedClient(`this client may not use ${grantType}`);
+  const client = await authenticateClient(
+    request,
+    params,
+    context,
+    context.realm.url(ENDPOINT_PATHS.token),
+  );
+  if (!client.grantTypes.has(grantType))
+    throw unauthorizedClient(`this client may not use ${grantType}`);
   return grant(params, client, context);
 };

@@ -1,4 +1,4 @@
-import { NO_STORE_HEADERS, jsonResponse } from '../http/responses.js';
+import { jsonResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
 import { OAuthError, StoreUnavailableError } from './oauth-error.js';
 
@@ -7,7 +7,10 @@ import { OAuthError, StoreUnavailableError } from './oauth-error.js';
  * else is reported to `onError` and answered with a fixed description, so no stack trace,
  * secret or internal message reaches the client.
  */
-export function errorToResponse(error: unknown, onError: (error: unknown) => void): GatehouseResponse {
+export function errorToResponse(
+  error: unknown,
+  onError: (error: unknown) => void,
+): GatehouseResponse {
   if (error instanceof OAuthError) {
     const body: Record<string, string> = { error: error.code };
     if (error.description) body.error_description = error.description;
@@ -17,7 +20,10 @@ export function errorToResponse(error: unknown, onError: (error: unknown) => voi
   if (error instanceof StoreUnavailableError) {
     return jsonResponse(
       503,
-      { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' },
+      {
+        error: 'temporarily_unavailable',
+        error_description: 'the service is temporarily unavailable',
+      },
       { ...NO_STORE_HEADERS, 'retry-after': '1' },
     );
   }

@@ -3,7 +3,7 @@ import { noStoreJson } from '../http/responses.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import type { GrantHandler } from './grant.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
-import { USER_SCOPES, requestedScopes } from './scope.js';
+import { requestedScopes, USER_SCOPES } from './scope.js';
 
 /**
  * RFC 6749 §4.4 and interface §4.8: an access token owned by the client itself. Confidential

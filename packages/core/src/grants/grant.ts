@@ -4,4 +4,8 @@ import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
 
 /** One grant type of the token endpoint, run after the client has authenticated. */
-export type GrantHandler = (params: Params, client: Client, context: RealmContext) => Promise<GatehouseResponse>;
+export type GrantHandler = (
+  params: Params,
+  client: Client,
+  context: RealmContext,
+) => Promise<GatehouseResponse>;

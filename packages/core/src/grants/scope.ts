@@ -2,19 +2,31 @@ import { invalidScope } from '../errors/oauth-error.js';
 import type { Client } from '../realms/realm.js';
 
 /** Scopes that describe a signed-in user; meaningless in a grant without one. */
-export const USER_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'address', 'id', 'offline_access']);
+export const USER_SCOPES: ReadonlySet<string> = new Set([
+  'openid',
+  'profile',
+  'email',
+  'address',
+  'id',
+  'offline_access',
+]);
 
 /**
  * The scopes a request asks for (RFC 6749 §3.3): every one must be assigned to the client.
  * `fallback` applies when the request omits scope. Duplicates collapse, order is kept.
  */
-export function requestedScopes(scope: string | undefined, client: Client, fallback: readonly string[]): string[] {
+export function requestedScopes(
+  scope: string | undefined,
+  client: Client,
+  fallback: readonly string[],
+): string[] {
   if (scope === undefined) return [...fallback];
   const tokens = [...new Set(scope.split(' '))];
   if (tokens.some((token) => token === '' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token))) {
     throw invalidScope('scope must be space-separated scope tokens');
   }
   const unassigned = tokens.find((token) => !client.scopes.has(token));
-  if (unassigned !== undefined) throw invalidScope(`scope "${unassigned}" is not assigned to this client`);
+  if (unassigned !== undefined)
+    throw invalidScope(`scope "${unassigned}" is not assigned to this client`);
   return tokens;
 }

@@ -1,4 +1,4 @@
-import { OAuthError, invalidRequest } from '../errors/oauth-error.js';
+import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
 
 /** Parameters of a form or query string: unique names, empty values treated as absent. */
 export class Params {

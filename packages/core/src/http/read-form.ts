@@ -1,5 +1,5 @@
-import { OAuthError, invalidRequest } from '../errors/oauth-error.js';
-import { type Params, decodeUtf8, paramsFromPairs, parseUrlEncoded } from './form.js';
+import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import { decodeUtf8, type Params, paramsFromPairs, parseUrlEncoded } from './form.js';
 import type { GatehouseRequest } from './types.js';
 
 /** Names that carry a credential or a token and so must never travel in a URL. */
@@ -25,7 +25,9 @@ export function readForm(request: GatehouseRequest, maxBodyBytes: number): Param
   if (mediaType !== 'application/x-www-form-urlencoded') {
     throw invalidRequest('the request body must be application/x-www-form-urlencoded');
   }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(
+    request.headers['content-type'] ?? '',
+  )?.[1];
   if (charset && charset.toLowerCase() !== 'utf-8') {
     throw invalidRequest('the request body must be encoded in UTF-8');
   }

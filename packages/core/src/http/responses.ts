@@ -28,6 +28,9 @@ export function noStoreJson(
   return jsonResponse(status, body, { ...NO_STORE_HEADERS, ...headers });
 }
 
-export function emptyResponse(status: number, headers: Record<string, string> = {}): GatehouseResponse {
+export function emptyResponse(
+  status: number,
+  headers: Record<string, string> = {},
+): GatehouseResponse {
   return { status, headers };
 }

@@ -1,4 +1,4 @@
-import { type JWK, type JWTPayload, createLocalJWKSet, errors, jwtVerify } from 'jose';
+import { createLocalJWKSet, errors, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { SIGNING_ALGORITHMS } from '../config/realm.js';
 import type { RealmContext } from '../context.js';
 

@@ -3,7 +3,10 @@ import type { SigningAlgorithm } from '../config/realm.js';
 import type { SigningKey } from './signing-key.js';
 
 /** A fresh key pair for `alg`; the kid is the RFC 7638 thumbprint of the public key. */
-export async function generateSigningKey(alg: SigningAlgorithm, nowSeconds: number): Promise<SigningKey> {
+export async function generateSigningKey(
+  alg: SigningAlgorithm,
+  nowSeconds: number,
+): Promise<SigningKey> {
   const options = alg === 'EdDSA' ? { extractable: true, crv: 'Ed25519' } : { extractable: true };
   const pair = await generateKeyPair(alg, options);
   const privateJwk = await exportJWK(pair.privateKey);

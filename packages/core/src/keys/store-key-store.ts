@@ -37,7 +37,8 @@ export class StoreKeyStore implements KeyStore {
 
   async currentKey(realm: Realm): Promise<SigningKey> {
     let state = this.#realms.get(realm.name);
-    if (!state || this.#now() - state.refreshedAt > REFRESH_MS) state = await this.#refresh(realm.name);
+    if (!state || this.#now() - state.refreshedAt > REFRESH_MS)
+      state = await this.#refresh(realm.name);
     const current = state.keys.at(-1);
     if (current && current.alg === realm.config.signing_alg) return current;
     return this.#appendOnce(realm);
@@ -53,7 +54,10 @@ export class StoreKeyStore implements KeyStore {
       return successor === undefined || successor.createdAt + retention > nowSeconds;
     });
     if (!state.published || !sameKeys(state.published.keys, published)) {
-      state.published = { keys: published, jwks: Object.freeze(published.map((key) => key.publicJwk)) };
+      state.published = {
+        keys: published,
+        jwks: Object.freeze(published.map((key) => key.publicJwk)),
+      };
     }
     return state.published.jwks;
   }

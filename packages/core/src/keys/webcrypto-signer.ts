@@ -21,7 +21,11 @@ export function webCryptoSigner(): JwsSigner {
         cryptoKey = importJWK(key.privateJwk, key.alg) as Promise<CryptoKey>;
         imported.set(key.kid, cryptoKey);
       }
-      const signature = await crypto.subtle.sign(SIGN_PARAMETERS[key.alg], await cryptoKey, signingInput);
+      const signature = await crypto.subtle.sign(
+        SIGN_PARAMETERS[key.alg],
+        await cryptoKey,
+        signingInput,
+      );
       return new Uint8Array(signature);
     },
   };

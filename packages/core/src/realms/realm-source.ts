@@ -1,10 +1,12 @@
 import { ConfigError, joinPath, parseConfig } from '../config/issues.js';
 import { type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
 import { realmIssues } from '../config/realm-rules.js';
-import { type Realm, buildRealm } from './realm.js';
+import { buildRealm, type Realm } from './realm.js';
 
 /** The host application's own realm lookup, for realms kept in a database or an admin service. */
-export type RealmLoader = (name: string) => Promise<RealmInput | undefined> | RealmInput | undefined;
+export type RealmLoader = (
+  name: string,
+) => Promise<RealmInput | undefined> | RealmInput | undefined;
 
 /** Finds a realm by its path segment. */
 export interface RealmSource {
@@ -14,7 +16,10 @@ export interface RealmSource {
 /** Validates one realm (shape, then cross-field rules) and throws every issue at once. */
 export function validateRealm(input: unknown, path = ''): RealmConfig {
   const config = parseConfig(realmSchema, input, path);
-  const issues = realmIssues(config).map((issue) => ({ ...issue, path: joinPath(path, issue.path) }));
+  const issues = realmIssues(config).map((issue) => ({
+    ...issue,
+    path: joinPath(path, issue.path),
+  }));
   if (issues.length > 0) throw new ConfigError(issues);
   return config;
 }

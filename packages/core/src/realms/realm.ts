@@ -52,7 +52,8 @@ function buildClient(config: ClientConfig): Client {
     scopes: new Set(scopes),
     defaultScopes: config.default_scope === undefined ? scopes : splitScope(config.default_scope),
     grantTypes: new Set(config.grant_types),
-    secretDigest: config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
+    secretDigest:
+      config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
   });
 }
 

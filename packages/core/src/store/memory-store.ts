@@ -29,11 +29,21 @@ export class MemoryStore implements Store {
     return entry ? (JSON.parse(entry.json) as T) : undefined;
   }
 
-  async set<T>(namespace: string, id: string, value: T, options: RecordOptions = {}): Promise<void> {
+  async set<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: RecordOptions = {},
+  ): Promise<void> {
     this.#write(key(namespace, id), value, options);
   }
 
-  async add<T>(namespace: string, id: string, value: T, options: RecordOptions = {}): Promise<boolean> {
+  async add<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: RecordOptions = {},
+  ): Promise<boolean> {
     const k = key(namespace, id);
     if (this.#live(k)) return false;
     this.#write(k, value, options);
@@ -89,11 +99,18 @@ export class MemoryStore implements Store {
   #write(k: string, value: unknown, options: RecordOptions): void {
     this.#remove(k);
     const expiresAt =
-      options.ttlSeconds === undefined ? Number.POSITIVE_INFINITY : this.#now() + options.ttlSeconds * 1000;
-    this.#entries.set(k, { json: JSON.stringify(value), expiresAt, grantId: options.grantId, consumed: false });
+      options.ttlSeconds === undefined
+        ? Number.POSITIVE_INFINITY
+        : this.#now() + options.ttlSeconds * 1000;
+    this.#entries.set(k, {
+      json: JSON.stringify(value),
+      expiresAt,
+      grantId: options.grantId,
+      consumed: false,
+    });
     if (options.grantId !== undefined) {
-      let members = this.#grants.get(options.grantId);
-      if (!members) this.#grants.set(options.grantId, (members = new Set()));
+      const members = this.#grants.get(options.grantId) ?? new Set<string>();
+      this.#grants.set(options.grantId, members);
       members.add(k);
     }
     // A full sweep once per max(size, SWEEP_EVERY_WRITES) writes keeps the cost O(1) amortised.

@@ -1,4 +1,4 @@
-import { type RealmContext, nowSeconds } from '../context.js';
+import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { signRealmJwt } from '../jwt/sign.js';
@@ -42,7 +42,10 @@ export interface IssuedAccessToken {
  * the `store` retention policy its record is written before the token is returned, so a token is
  * never handed out that could not be revoked; under `no-store` nothing is written.
  */
-export async function issueAccessToken(context: RealmContext, grant: AccessTokenGrant): Promise<IssuedAccessToken> {
+export async function issueAccessToken(
+  context: RealmContext,
+  grant: AccessTokenGrant,
+): Promise<IssuedAccessToken> {
   const { realm } = context;
   const ttl = realm.config.access_token_ttl;
   const iat = nowSeconds(context);
@@ -75,10 +78,15 @@ export async function issueAccessToken(context: RealmContext, grant: AccessToken
         })
       : randomId(32);
   if (realm.config.access_token_retention_policy === 'store') {
-    await context.store.set(ACCESS_TOKEN_NAMESPACE, accessTokenRecordId(realm.name, token, record.jti), record, {
-      ttlSeconds: ttl,
-      ...(grant.grantId === undefined ? {} : { grantId: grant.grantId }),
-    });
+    await context.store.set(
+      ACCESS_TOKEN_NAMESPACE,
+      accessTokenRecordId(realm.name, token, record.jti),
+      record,
+      {
+        ttlSeconds: ttl,
+        ...(grant.grantId === undefined ? {} : { grantId: grant.grantId }),
+      },
+    );
   }
   return { token, expiresIn: ttl, record };
 }

@@ -1,6 +1,6 @@
 import type { RealmContext } from '../context.js';
-import type { Realm } from '../realms/realm.js';
 import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
+import type { Realm } from '../realms/realm.js';
 import {
   ACCESS_TOKEN_JWT_TYPE,
   ACCESS_TOKEN_NAMESPACE,
@@ -13,15 +13,24 @@ import {
  * Resolves a presented access token to its record, or undefined when it is not a live access
  * token of this realm (unknown, expired, revoked, forged, or another kind of token).
  */
-export async function findAccessToken(context: RealmContext, token: string): Promise<AccessTokenRecord | undefined> {
+export async function findAccessToken(
+  context: RealmContext,
+  token: string,
+): Promise<AccessTokenRecord | undefined> {
   const { realm } = context;
   const storePolicy = realm.config.access_token_retention_policy === 'store';
   if (!looksLikeJwt(token)) {
-    return storePolicy ? live(context, await readRecord(context, accessTokenRecordId(realm.name, token))) : undefined;
+    return storePolicy
+      ? live(context, await readRecord(context, accessTokenRecordId(realm.name, token)))
+      : undefined;
   }
   const claims = await verifyRealmJwt(context, token, { typ: ACCESS_TOKEN_JWT_TYPE });
   if (!claims || typeof claims.jti !== 'string') return undefined;
-  if (storePolicy) return live(context, await readRecord(context, accessTokenRecordId(realm.name, token, claims.jti)));
+  if (storePolicy)
+    return live(
+      context,
+      await readRecord(context, accessTokenRecordId(realm.name, token, claims.jti)),
+    );
   return recordFromClaims(realm, claims);
 }
 
@@ -30,12 +39,18 @@ function readRecord(context: RealmContext, id: string): Promise<AccessTokenRecor
 }
 
 /** Store TTLs may lag by up to a second; the record's own exp is authoritative. */
-function live(context: RealmContext, record: AccessTokenRecord | undefined): AccessTokenRecord | undefined {
+function live(
+  context: RealmContext,
+  record: AccessTokenRecord | undefined,
+): AccessTokenRecord | undefined {
   return record && record.exp * 1000 > context.now() ? record : undefined;
 }
 
 /** Under no-store the signed claims are all there is; the resource is the audience if declared. */
-function recordFromClaims(realm: Realm, claims: Record<string, unknown>): AccessTokenRecord | undefined {
+function recordFromClaims(
+  realm: Realm,
+  claims: Record<string, unknown>,
+): AccessTokenRecord | undefined {
   const { sub, client_id, aud, scope, iat, exp, jti } = claims;
   const nbf = claims.nbf ?? iat;
   if (
@@ -50,7 +65,17 @@ function recordFromClaims(realm: Realm, claims: Record<string, unknown>): Access
   ) {
     return undefined;
   }
-  const record: AccessTokenRecord = { realm: realm.name, jti, sub, client_id, aud, scope, iat, nbf, exp };
+  const record: AccessTokenRecord = {
+    realm: realm.name,
+    jti,
+    sub,
+    client_id,
+    aud,
+    scope,
+    iat,
+    nbf,
+    exp,
+  };
   if (realm.resources.has(aud)) record.resource = aud;
   return record;
 }

@@ -1,12 +1,12 @@
 import {
-  type JWTVerifyGetKey,
   createLocalJWKSet,
   createRemoteJWKSet,
   errors,
+  type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
-import { type RealmContext, nowSeconds } from '../../context.js';
+import { nowSeconds, type RealmContext } from '../../context.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { Client } from '../../realms/realm.js';
 import type { PresentedCredentials } from '../presented.js';
@@ -62,12 +62,21 @@ export async function verifyClientAssertion(
   const now = nowSeconds(context);
   const exp = payload.exp ?? 0;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS) {
-    throw new OAuthError('invalid_client', `client_assertion must expire within ${MAX_ASSERTION_LIFETIME_SECONDS} seconds`);
+    throw new OAuthError(
+      'invalid_client',
+      `client_assertion must expire within ${MAX_ASSERTION_LIFETIME_SECONDS} seconds`,
+    );
   }
   const jti = String(payload.jti);
-  if (jti.length > MAX_JTI_LENGTH) throw new OAuthError('invalid_client', 'client_assertion jti is too long');
+  if (jti.length > MAX_JTI_LENGTH)
+    throw new OAuthError('invalid_client', 'client_assertion jti is too long');
   const remember = { ttlSeconds: Math.max(1, exp - now + CLOCK_TOLERANCE_SECONDS) };
-  const firstUse = await context.store.add(JTI_NAMESPACE, `${context.realm.name}/${client.id}/${jti}`, {}, remember);
+  const firstUse = await context.store.add(
+    JTI_NAMESPACE,
+    `${context.realm.name}/${client.id}/${jti}`,
+    {},
+    remember,
+  );
   if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
   return true;
 }
@@ -77,7 +86,9 @@ function clientKeySet(client: Client): JWTVerifyGetKey {
   const cache = jwks_uri ? remoteKeySets : localKeySets;
   let keySet = cache.get(client);
   if (!keySet) {
-    keySet = jwks_uri ? createRemoteJWKSet(new URL(jwks_uri)) : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+    keySet = jwks_uri
+      ? createRemoteJWKSet(new URL(jwks_uri))
+      : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
     cache.set(client, keySet);
   }
   return keySet;

@@ -6,7 +6,10 @@ import type { PresentedCredentials } from '../presented.js';
 const UNKNOWN_CLIENT_DIGEST = new Uint8Array(32);
 
 /** client_secret_post and client_secret_basic (RFC 6749 §2.3.1): constant-time comparison. */
-export function verifyClientSecret(client: Client | undefined, presented: PresentedCredentials): boolean {
+export function verifyClientSecret(
+  client: Client | undefined,
+  presented: PresentedCredentials,
+): boolean {
   if (presented.kind !== 'basic' && presented.kind !== 'post') return false;
   const matches = secretMatches(presented.secret, client?.secretDigest ?? UNKNOWN_CLIENT_DIGEST);
   return matches && client !== undefined;

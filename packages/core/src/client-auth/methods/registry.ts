@@ -19,7 +19,10 @@ interface MethodEntry {
 }
 
 /** Client authentication methods by registered name (OIDC Core §9). */
-export const CLIENT_AUTH_REGISTRY: ReadonlyMap<ClientAuthMethod, MethodEntry> = new Map<ClientAuthMethod, MethodEntry>([
+export const CLIENT_AUTH_REGISTRY: ReadonlyMap<ClientAuthMethod, MethodEntry> = new Map<
+  ClientAuthMethod,
+  MethodEntry
+>([
   ['client_secret_basic', { presentedAs: 'basic', verify: verifyClientSecret }],
   ['client_secret_post', { presentedAs: 'post', verify: verifyClientSecret }],
   ['client_secret_jwt', { presentedAs: 'assertion', verify: verifyClientAssertion }],
