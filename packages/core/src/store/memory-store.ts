@@ -19,6 +19,8 @@ export class MemoryStore implements Store {
   readonly #grants = new Map<string, Set<string>>();
   readonly #now: () => number;
   #writesSinceSweep = 0;
+  /** Writes until the next sweep: the size the last sweep left, so sweeps cost O(1) amortised. */
+  #sweepAfterWrites = SWEEP_EVERY_WRITES;
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
@@ -81,6 +83,11 @@ export class MemoryStore implements Store {
 
   async ping(): Promise<void> {}
 
+  /** Records held, including expired ones not yet swept; for monitoring memory use. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   async close(): Promise<void> {
     this.#entries.clear();
     this.#grants.clear();
@@ -113,8 +120,7 @@ export class MemoryStore implements Store {
       this.#grants.set(options.grantId, members);
       members.add(k);
     }
-    // A full sweep once per max(size, SWEEP_EVERY_WRITES) writes keeps the cost O(1) amortised.
-    if (++this.#writesSinceSweep >= Math.max(SWEEP_EVERY_WRITES, this.#entries.size)) this.#sweep();
+    if (++this.#writesSinceSweep >= this.#sweepAfterWrites) this.#sweep();
   }
 
   #remove(k: string): void {
@@ -133,6 +139,7 @@ export class MemoryStore implements Store {
     for (const [k, entry] of this.#entries) {
       if (entry.expiresAt <= now) this.#remove(k);
     }
+    this.#sweepAfterWrites = Math.max(SWEEP_EVERY_WRITES, this.#entries.size);
   }
 }
 
