@@ -63,23 +63,28 @@ export class StoreKeyStore implements KeyStore {
   }
 
   rotate(realm: Realm): Promise<SigningKey> {
-    return this.#append(realm);
+    return this.#append(realm, { rotate: true });
   }
 
   /** One generation at a time per realm in this process, however many requests need a key. */
   #appendOnce(realm: Realm): Promise<SigningKey> {
     let pending = this.#pending.get(realm.name);
     if (!pending) {
-      pending = this.#append(realm).finally(() => this.#pending.delete(realm.name));
+      pending = this.#append(realm, { rotate: false }).finally(() =>
+        this.#pending.delete(realm.name),
+      );
       this.#pending.set(realm.name, pending);
     }
     return pending;
   }
 
-  async #append(realm: Realm): Promise<SigningKey> {
+  async #append(realm: Realm, options: { rotate: boolean }): Promise<SigningKey> {
     const key = await generateSigningKey(realm.config.signing_alg, Math.floor(this.#now() / 1000));
     for (;;) {
       const state = await this.#refresh(realm.name);
+      const latest = state.keys.at(-1);
+      // Another instance made a key of the realm's algorithm while we generated ours: use theirs.
+      if (!options.rotate && latest?.alg === realm.config.signing_alg) return latest;
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
         // A concurrent refresh may already have read our key back.

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { fakeClock } from '../../../../test/support/fixtures.js';
+import type { RealmInput } from '../config/realm.js';
+import { buildRealm, type Realm } from '../realms/realm.js';
+import { validateRealm } from '../realms/realm-source.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { StoreKeyStore } from './store-key-store.js';
+
+/** Must match StoreKeyStore: retired keys stay published this long past the realm's longest lifetime. */
+const CLOCK_SKEW_SECONDS = 60;
+const REFRESH_SECONDS = 30;
+
+function keyRealm(overrides: Partial<RealmInput> = {}): Realm {
+  return buildRealm(validateRealm({ name: 'keys', ...overrides }), 'https://id.example.com');
+}
+
+function setup() {
+  const clock = fakeClock();
+  const store = new MemoryStore({ now: clock.now });
+  const keyStore = (s = store) => new StoreKeyStore(s, { now: clock.now });
+  return { clock, store, keyStore };
+}
+
+const kids = (jwks: readonly { kid?: string }[]) => jwks.map((jwk) => jwk.kid);
+
+describe('StoreKeyStore', () => {
+  const realm = keyRealm();
+  // 3600 s (id_token_ttl) is the longest thing the default realm signs.
+  const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
+
+  it('generates one key on first use, persists it, and keeps using it', async () => {
+    const { store, keyStore } = setup();
+    const keys = keyStore();
+    const first = await keys.currentKey(realm);
+
+    expect(first.alg).toBe('ES256');
+    expect(await store.get('signing_key', 'keys/1')).toEqual(first);
+    expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
+    expect((await keys.currentKey(realm)).kid).toBe(first.kid);
+    expect((await keyStore().currentKey(realm)).kid).toBe(first.kid);
+  });
+
+  it('generates one key however many requests ask at once', async () => {
+    const { store, keyStore } = setup();
+    const keys = keyStore();
+    const results = await Promise.all(Array.from({ length: 20 }, () => keys.currentKey(realm)));
+    expect(new Set(results.map((key) => key.kid)).size).toBe(1);
+    expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
+  });
+
+  it('lets instances sharing a store converge on one key when they race for the first', async () => {
+    const { store, keyStore } = setup();
+    const instances = [keyStore(), keyStore(), keyStore()];
+    const results = await Promise.all(
+      instances.flatMap((keys) => [keys.currentKey(realm), keys.currentKey(realm)]),
+    );
+    expect(new Set(results.map((key) => key.kid)).size).toBe(1);
+    expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
+    for (const keys of instances)
+      expect(kids(await keys.publicKeys(realm))).toEqual([results[0]?.kid]);
+  });
+
+  it('keys realms apart', async () => {
+    const { keyStore } = setup();
+    const keys = keyStore();
+    const [a, b] = await Promise.all([
+      keys.currentKey(realm),
+      keys.currentKey(keyRealm({ name: 'other' })),
+    ]);
+    expect(a.kid).not.toBe(b.kid);
+    expect(kids(await keys.publicKeys(realm))).toEqual([a.kid]);
+  });
+
+  it('signs with the new key after rotation and publishes the old one until its tokens expired', async () => {
+    const { clock, keyStore } = setup();
+    const keys = keyStore();
+    const old = await keys.currentKey(realm);
+    clock.advance(3600);
+    const rotated = await keys.rotate(realm);
+
+    expect(rotated.kid).not.toBe(old.kid);
+    expect((await keys.currentKey(realm)).kid).toBe(rotated.kid);
+    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    clock.advance(retention - 1);
+    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    clock.advance(1);
+    expect(kids(await keys.publicKeys(realm))).toEqual([rotated.kid]);
+  });
+
+  it('keeps the retention of a realm with longer-lived tokens', async () => {
+    const { clock, keyStore } = setup();
+    const longLived = keyRealm({ access_token_ttl: 86_400 });
+    const keys = keyStore();
+    const old = await keys.currentKey(longLived);
+    await keys.rotate(longLived);
+    clock.advance(retention);
+    expect(kids(await keys.publicKeys(longLived))).toContain(old.kid);
+    clock.advance(86_400 - 3600);
+    expect(kids(await keys.publicKeys(longLived))).not.toContain(old.kid);
+  });
+
+  it('shows a rotation by one instance to the others', async () => {
+    const { clock, keyStore } = setup();
+    const [a, b] = [keyStore(), keyStore()];
+    const old = await a.currentKey(realm);
+    expect((await b.currentKey(realm)).kid).toBe(old.kid);
+
+    const rotated = await a.rotate(realm);
+    expect(kids(await b.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    clock.advance(REFRESH_SECONDS + 1);
+    expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
+  });
+
+  it('makes a key of the new algorithm when the realm changes signing_alg, keeping the old one published', async () => {
+    const { clock, keyStore } = setup();
+    const keys = keyStore();
+    const old = await keys.currentKey(realm);
+    const changed = keyRealm({ signing_alg: 'EdDSA' });
+
+    const current = await keys.currentKey(changed);
+    expect(current.alg).toBe('EdDSA');
+    expect(current.kid).not.toBe(old.kid);
+    expect((await keys.currentKey(changed)).kid).toBe(current.kid);
+    expect((await keyStore().currentKey(changed)).kid).toBe(current.kid);
+    expect((await keys.publicKeys(changed)).map((jwk) => [jwk.kid, jwk.alg])).toEqual([
+      [old.kid, 'ES256'],
+      [current.kid, 'EdDSA'],
+    ]);
+    clock.advance(retention);
+    expect(kids(await keys.publicKeys(changed))).toEqual([current.kid]);
+  });
+
+  it('lets instances racing to follow a signing_alg change converge on one new key', async () => {
+    const { store, keyStore } = setup();
+    const [a, b] = [keyStore(), keyStore()];
+    await Promise.all([a.currentKey(realm), b.currentKey(realm)]);
+    const changed = keyRealm({ signing_alg: 'EdDSA' });
+    const [fromA, fromB] = await Promise.all([a.currentKey(changed), b.currentKey(changed)]);
+    expect(fromA.kid).toBe(fromB.kid);
+    expect(await store.get('signing_key', 'keys/3')).toBeUndefined();
+  });
+
+  it('returns the same JWKS array while the key set is unchanged, and a new one when it changes', async () => {
+    const { clock, keyStore } = setup();
+    const keys = keyStore();
+    const first = await keys.publicKeys(realm);
+    expect(await keys.publicKeys(realm)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+
+    await keys.rotate(realm);
+    const rotated = await keys.publicKeys(realm);
+    expect(rotated).not.toBe(first);
+    expect(await keys.publicKeys(realm)).toBe(rotated);
+
+    clock.advance(retention);
+    const retired = await keys.publicKeys(realm);
+    expect(retired).toHaveLength(1);
+    expect(retired).not.toBe(rotated);
+    expect(await keys.publicKeys(realm)).toBe(retired);
+  });
+});
