@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { parseConfig } from './config/issues.js';
-import { baseUrl as baseUrlSchema } from './config/primitives.js';
+import { providerOptionsSchema } from './config/provider.js';
 import type { RealmInput } from './config/realm.js';
 import type { ProviderContext, RealmContext } from './context.js';
 import { methodNotAllowed, notFound } from './errors/oauth-error.js';
@@ -53,18 +52,8 @@ export interface Provider {
   close(): Promise<void>;
 }
 
-const optionsSchema = z.object({
-  baseUrl: baseUrlSchema,
-  maxBodyBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .default(64 * 1024),
-});
-
 export function createProvider(options: ProviderOptions): Provider {
-  const { baseUrl, maxBodyBytes } = parseConfig(optionsSchema, {
+  const { baseUrl, maxBodyBytes } = parseConfig(providerOptionsSchema, {
     baseUrl: options.baseUrl,
     maxBodyBytes: options.maxBodyBytes,
   });

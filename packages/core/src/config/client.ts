@@ -75,7 +75,12 @@ export const clientSchema = z.strictObject({
     .max(200)
     .optional()
     .describe('Shown to users on consent and CIBA pages.'),
-  application_type: z.enum(['web', 'native']).default('web'),
+  application_type: z
+    .enum(['web', 'native'])
+    .default('web')
+    .describe(
+      "`native` for apps on the user's device; only `web` clients may use client_credentials.",
+    ),
   token_endpoint_auth_method: z
     .enum(CLIENT_AUTH_METHODS)
     .default('client_secret_basic')
@@ -87,19 +92,47 @@ export const clientSchema = z.strictObject({
       "Pins the JWS algorithm of client assertions; by default any of the method's family.",
     ),
   jwks: z
-    .strictObject({ keys: z.array(publicJwk).min(1) })
+    .strictObject({
+      keys: z
+        .array(publicJwk)
+        .min(1)
+        .describe('Public JWKs (`kty` RSA, EC or OKP); private or symmetric members are refused.'),
+    })
     .optional()
     .describe('Public keys for private_key_jwt.'),
   jwks_uri: absoluteUrl.optional().describe('Where to fetch the public keys for private_key_jwt.'),
-  redirect_uris: z.array(redirectUri).default([]),
-  post_logout_redirect_uris: z.array(redirectUri).default([]),
-  response_types: z.array(z.enum(RESPONSE_TYPES)).default(['code']),
-  response_modes: z.array(z.enum(['query', 'fragment'])).default(['query', 'fragment']),
-  grant_types: z.array(z.enum(GRANT_TYPES)).default(['authorization_code']),
+  redirect_uris: z
+    .array(redirectUri)
+    .default([])
+    .describe('Registered redirect URIs: absolute, no fragment, matched exactly.'),
+  post_logout_redirect_uris: z
+    .array(redirectUri)
+    .default([])
+    .describe('Where the user may be sent after logout: absolute, no fragment.'),
+  response_types: z
+    .array(z.enum(RESPONSE_TYPES))
+    .default(['code'])
+    .describe('The response_type values this client may request (whitelist).'),
+  response_modes: z
+    .array(z.enum(['query', 'fragment']))
+    .default(['query', 'fragment'])
+    .describe('The response_mode values this client may request (whitelist).'),
+  grant_types: z
+    .array(z.enum(GRANT_TYPES))
+    .default(['authorization_code'])
+    .describe(
+      'Token endpoint grants this client may use; `implicit` may be listed and is ignored (response_types decide).',
+    ),
   scope: scopeString.default('openid').describe('Assigned scopes, space-separated.'),
   default_scope: scopeString.optional().describe('Used when a request omits scope.'),
-  require_pkce: z.boolean().default(true),
-  skip_consent: z.boolean().default(false),
+  require_pkce: z
+    .boolean()
+    .default(true)
+    .describe('Authorization requests must carry an S256 code_challenge.'),
+  skip_consent: z
+    .boolean()
+    .default(false)
+    .describe('Grant the requested scopes without asking the user.'),
 });
 
 export type ClientInput = z.input<typeof clientSchema>;

@@ -13,10 +13,14 @@ export const realmSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
     .describe("The realm's path segment: its issuer is `{base_url}/oauth/{name}`."),
-  access_token_ttl: positiveSeconds(600, DAY),
-  id_token_ttl: positiveSeconds(3600, DAY),
-  refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY),
-  authorization_code_ttl: positiveSeconds(60, 600),
+  access_token_ttl: positiveSeconds(600, DAY).describe('Seconds an access token is valid.'),
+  id_token_ttl: positiveSeconds(3600, DAY).describe('Seconds an ID token is valid.'),
+  refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY).describe(
+    'Seconds a refresh token is valid.',
+  ),
+  authorization_code_ttl: positiveSeconds(60, 600).describe(
+    'Seconds an authorization code may wait to be exchanged.',
+  ),
   access_token_format: z
     .enum(['jwt', 'opaque'])
     .default('jwt')
@@ -31,10 +35,21 @@ export const realmSchema = z.strictObject({
     .union([z.literal(400), z.literal(200)])
     .default(400)
     .describe('Status of `{active:false}`: 400 as the interface document says, 200 as RFC 7662.'),
-  signing_alg: z.enum(SIGNING_ALGORITHMS).default('ES256'),
-  scopes: z.array(scopeToken).default(['openid']),
-  resources: z.array(resourceSchema).default([]),
-  clients: z.array(clientSchema).default([]),
+  signing_alg: z
+    .enum(SIGNING_ALGORITHMS)
+    .default('ES256')
+    .describe(
+      'JWS algorithm of the realm key; changing it makes a new key while the old one stays published.',
+    ),
+  scopes: z
+    .array(scopeToken)
+    .default(['openid'])
+    .describe('Every scope of the realm; clients and resources may name only these.'),
+  resources: z
+    .array(resourceSchema)
+    .default([])
+    .describe('Protected Resources (see Resource below).'),
+  clients: z.array(clientSchema).default([]).describe('Registered clients (see Client below).'),
 });
 
 export type RealmInput = z.input<typeof realmSchema>;
