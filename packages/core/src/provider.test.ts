@@ -1,0 +1,278 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  clientKeyPair,
+  FORM_HEADERS,
+  fakeClock,
+  form,
+  SECRETS,
+  testRealm,
+} from '../../../test/support/fixtures.js';
+import { ConfigError } from './config/issues.js';
+import type { RealmInput } from './config/realm.js';
+import { StoreUnavailableError } from './errors/oauth-error.js';
+import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import { createProvider, type ProviderOptions } from './provider.js';
+import type { Store } from './store/store.js';
+
+const BASE_URL = 'https://id.example.com';
+let realm: RealmInput;
+
+beforeAll(async () => {
+  realm = testRealm(await clientKeyPair());
+});
+
+function provider(options: Partial<ProviderOptions> = {}) {
+  return createProvider({ baseUrl: BASE_URL, realms: [realm], now: fakeClock().now, ...options });
+}
+
+function request(
+  method: string,
+  path: string,
+  extra: Partial<GatehouseRequest> = {},
+): GatehouseRequest {
+  return { method, path, query: '', headers: {}, ...extra };
+}
+
+const clientCredentials = (secret: string = SECRETS.post) =>
+  request('POST', '/oauth/test/token', {
+    headers: FORM_HEADERS,
+    body: form({
+      grant_type: 'client_credentials',
+      client_id: 'post-client',
+      client_secret: secret,
+    }),
+  });
+
+/** A store every method of which fails with `error`. */
+function failingStore(error: unknown): Store {
+  const fail = async (): Promise<never> => {
+    throw error;
+  };
+  return {
+    get: fail,
+    set: fail,
+    add: fail,
+    consume: fail,
+    delete: fail,
+    listGrant: fail,
+    revokeGrant: fail,
+    ping: fail,
+    close: async () => {},
+  };
+}
+
+const json = (response: GatehouseResponse) =>
+  JSON.parse(response.body ?? 'null') as Record<string, unknown>;
+
+function configIssues(options: Partial<ProviderOptions>) {
+  try {
+    provider(options);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe('createProvider options', () => {
+  it.each([
+    ['ftp://id.example.com', 'must be an absolute http(s) URL'],
+    ['id.example.com', 'must be an absolute http(s) URL'],
+    ['/oidc', 'must be an absolute http(s) URL'],
+    ['https://id.example.com/?tenant=a', 'must not contain a query or a fragment'],
+    ['https://id.example.com/#top', 'must not contain a query or a fragment'],
+  ])('rejects the base URL %s', (baseUrl, message) => {
+    expect(configIssues({ baseUrl })).toEqual([{ path: 'baseUrl', message }]);
+  });
+
+  it.each([
+    ['https://id.example.com/', 'https://id.example.com/oauth/test'],
+    ['http://127.0.0.1:3000/auth//', 'http://127.0.0.1:3000/auth/oauth/test'],
+    ['https://id.example.com/auth', 'https://id.example.com/auth/oauth/test'],
+  ])('strips trailing slashes from %s', async (baseUrl, issuer) => {
+    expect((await provider({ baseUrl }).realm('test'))?.issuer).toBe(issuer);
+  });
+
+  it.each([1023, 16 * 1024 * 1024 + 1, 2048.5, 0])('rejects maxBodyBytes %s', (maxBodyBytes) => {
+    expect(configIssues({ maxBodyBytes })).toEqual([
+      { path: 'maxBodyBytes', message: expect.any(String) },
+    ]);
+  });
+
+  it('accepts the bounds of maxBodyBytes and defaults to 64 KiB', () => {
+    expect(provider({ maxBodyBytes: 1024 }).maxBodyBytes).toBe(1024);
+    expect(provider({ maxBodyBytes: 16 * 1024 * 1024 }).maxBodyBytes).toBe(16 * 1024 * 1024);
+    expect(provider().maxBodyBytes).toBe(64 * 1024);
+  });
+
+  it('lists both option problems at once', () => {
+    expect(
+      configIssues({ baseUrl: 'ftp://x', maxBodyBytes: 1 }).map((issue) => issue.path),
+    ).toEqual(['baseUrl', 'maxBodyBytes']);
+  });
+
+  it('validates static realms when it is created', () => {
+    expect(configIssues({ realms: [{ name: 'a', scopes: ['x', 'x'] }] })).toEqual([
+      { path: 'realms[0].scopes[1]', message: 'is a duplicate' },
+    ]);
+  });
+});
+
+describe('provider.handle routing', () => {
+  it('answers 404 JSON for an unknown realm', async () => {
+    const response = await provider().handle(
+      request('GET', '/oauth/nope/.well-known/openid-configuration'),
+    );
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json(response)).toEqual({ error: 'not_found', error_description: 'unknown realm' });
+  });
+
+  it.each([
+    '/oauth/test/userinfo',
+    '/oauth/test/jwks/extra',
+    '/oauth/test',
+    '/oauth/test/',
+    '/',
+    '/token',
+  ])('answers 404 for the unknown endpoint %s', async (path) => {
+    const response = await provider().handle(request('GET', path));
+    expect(response.status).toBe(404);
+    expect(json(response)).toEqual({ error: 'not_found', error_description: 'no such endpoint' });
+  });
+
+  it.each(['token', 'introspect', 'revoke'])(
+    'answers 405 with Allow to GET on the POST endpoint %s',
+    async (path) => {
+      const response = await provider().handle(request('GET', `/oauth/test/${path}`));
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('POST');
+      expect(json(response).error).toBe('invalid_request');
+    },
+  );
+
+  it('answers 405 with Allow to POST on discovery', async () => {
+    const response = await provider().handle(
+      request('POST', '/oauth/test/.well-known/openid-configuration'),
+    );
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+  });
+
+  it.each(['.well-known/openid-configuration', 'jwks'])(
+    'answers HEAD on %s with the GET status and headers and no body',
+    async (path) => {
+      const gatehouse = provider();
+      const get = await gatehouse.handle(request('GET', `/oauth/test/${path}`));
+      const head = await gatehouse.handle(request('HEAD', `/oauth/test/${path}`));
+      expect(get.body).toBeTruthy();
+      expect(head).toEqual({ status: get.status, headers: get.headers, body: undefined });
+    },
+  );
+});
+
+describe('provider.handle failures', () => {
+  const internalMessage = 'connection to db.internal:5432 failed with password hunter2';
+
+  it('turns an unexpected store error into 500 server_error and reports it', async () => {
+    const error = new Error(internalMessage);
+    const onError = vi.fn();
+    const jwks = request('GET', '/oauth/test/jwks');
+    const response = await provider({ store: failingStore(error), onError }).handle(jwks);
+    expect(response.status).toBe(500);
+    expect(json(response)).toEqual({
+      error: 'server_error',
+      error_description: 'an unexpected error occurred',
+    });
+    expect(onError).toHaveBeenCalledExactlyOnceWith(error, jwks);
+  });
+
+  it('turns StoreUnavailableError into 503 temporarily_unavailable', async () => {
+    const error = new StoreUnavailableError('redis timed out', {
+      cause: new Error(internalMessage),
+    });
+    const onError = vi.fn();
+    const response = await provider({ store: failingStore(error), onError }).handle(
+      clientCredentials(),
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(json(response)).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the service is temporarily unavailable',
+    });
+    expect(onError).toHaveBeenCalledExactlyOnceWith(error, expect.anything());
+  });
+
+  it('still answers when the onError hook throws', async () => {
+    const onError = vi.fn(() => {
+      throw new Error('logger down');
+    });
+    const response = await provider({ store: failingStore(new Error('boom')), onError }).handle(
+      request('GET', '/oauth/test/jwks'),
+    );
+    expect(response.status).toBe(500);
+    expect(onError).toHaveBeenCalledOnce();
+  });
+
+  it.each([
+    ['a loader that throws', () => Promise.reject(new Error(internalMessage))],
+    ['a loader that returns an invalid realm', () => ({ name: 'test', access_token_ttl: -1 })],
+  ])('answers 500 for %s', async (_, load) => {
+    const onError = vi.fn();
+    const response = await provider({ realms: load as ProviderOptions['realms'], onError }).handle(
+      request('GET', '/oauth/test/jwks'),
+    );
+    expect(response.status).toBe(500);
+    expect(json(response).error).toBe('server_error');
+    expect(onError).toHaveBeenCalledOnce();
+  });
+
+  it('puts no stack trace, internal message or secret into any error body', async () => {
+    const error = new Error(internalMessage);
+    const responses = await Promise.all([
+      provider({ store: failingStore(error), onError: () => {} }).handle(clientCredentials()),
+      provider({
+        store: failingStore(new StoreUnavailableError(internalMessage)),
+        onError: () => {},
+      }).handle(clientCredentials()),
+      provider().handle(clientCredentials('wrong-secret-0123456789abcdef')),
+      provider().handle(
+        request('GET', '/oauth/test/token', { query: `client_secret=${SECRETS.post}` }),
+      ),
+      provider().handle(
+        request('POST', '/oauth/test/token', {
+          query: `client_secret=${SECRETS.post}`,
+          headers: FORM_HEADERS,
+        }),
+      ),
+    ]);
+    expect(responses.map((response) => response.status)).toEqual([500, 503, 400, 405, 400]);
+    for (const response of responses) {
+      const body = response.body ?? '';
+      expect(body).not.toMatch(/\bat .+:\d+|Error:|hunter2|db\.internal/);
+      expect(body).not.toContain(SECRETS.post);
+      expect(body).not.toContain('wrong-secret');
+    }
+  });
+});
+
+describe('issuer', () => {
+  it('never comes from Host or X-Forwarded-* headers', async () => {
+    const spoofed = {
+      host: 'evil.example',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-prefix': '/evil',
+      forwarded: 'host=evil.example;proto=http',
+    };
+    const response = await provider().handle(
+      request('GET', '/oauth/test/.well-known/openid-configuration', { headers: spoofed }),
+    );
+    const metadata = json(response);
+    expect(metadata.issuer).toBe('https://id.example.com/oauth/test');
+    expect(metadata.token_endpoint).toBe('https://id.example.com/oauth/test/token');
+    expect(response.body).not.toContain('evil');
+  });
+});
