@@ -1,0 +1,45 @@
+import { MIN_SECRET_LENGTH, type ServerConfig } from './config.js';
+
+/** One line per realm with its discovery URL: what an operator pastes into a client. */
+export function discoveryLines(config: ServerConfig): string[] {
+  return config.realms.map(
+    (realm) =>
+      `realm ${realm.name}: ${config.base_url}/oauth/${realm.name}/.well-known/openid-configuration`,
+  );
+}
+
+/**
+ * Every client secret and user password, behind a warning. Only printed when the config sets
+ * print_credentials: by default no secret ever reaches the terminal or a log.
+ */
+export function credentialLines(config: ServerConfig): string[] {
+  const lines = [
+    'WARNING: print_credentials is on. These credentials are for local development only.',
+  ];
+  for (const realm of config.realms) {
+    lines.push(`realm ${realm.name}:`);
+    for (const client of realm.clients) {
+      const secret =
+        client.client_secret === undefined
+          ? '(no secret)'
+          : `client_secret=${client.client_secret}`;
+      lines.push(`  client ${client.client_id}  ${client.token_endpoint_auth_method}  ${secret}`);
+    }
+    for (const user of realm.users) {
+      const password =
+        user.password === undefined ? '(hashed password)' : `password=${user.password}`;
+      lines.push(`  user ${user.username}  ${password}`);
+    }
+  }
+  return lines;
+}
+
+/** Settings that are valid but weak, said once at start on stderr. */
+export function startupWarnings(config: ServerConfig): string[] {
+  const short = config.admin_token !== undefined && config.admin_token.length < MIN_SECRET_LENGTH;
+  return short
+    ? [
+        `warning: admin_token is shorter than ${MIN_SECRET_LENGTH} characters; whoever guesses it can rotate every realm's keys`,
+      ]
+    : [];
+}

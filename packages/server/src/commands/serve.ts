@@ -1,0 +1,43 @@
+import type { AddressInfo } from 'node:net';
+import { credentialLines, discoveryLines, startupWarnings } from '../banner.js';
+import { buildServer } from '../server.js';
+import { closeOnSignals } from '../shutdown.js';
+import { EXIT_USAGE, type Io, loadOrReport } from './io.js';
+
+export interface ServeOptions {
+  config: string;
+  port?: number;
+  host?: string;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * `gatehouse serve`: validates the config before anything listens, then serves until SIGTERM or
+ * SIGINT. Resolves to an exit status when it could not start, to undefined once listening.
+ */
+export async function serve(options: ServeOptions, io: Io): Promise<number | undefined> {
+  const config = await loadOrReport(options.config, io);
+  if (!config) return EXIT_USAGE;
+  for (const warning of startupWarnings(config)) io.err(warning);
+  const { app } = buildServer(config);
+  try {
+    await app.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
+  } catch (error) {
+    io.err(`cannot listen: ${error instanceof Error ? error.message : String(error)}`);
+    await app.close();
+    return 1;
+  }
+  const { address, port } = app.server.address() as AddressInfo;
+  io.out(
+    `gatehouse listening on http://${address.includes(':') ? `[${address}]` : address}:${port}`,
+  );
+  for (const line of discoveryLines(config)) io.out(line);
+  if (config.print_credentials) for (const line of credentialLines(config)) io.out(line);
+  closeOnSignals(app, {
+    graceMs: SHUTDOWN_GRACE_MS,
+    log: io.err,
+    exit: (code) => process.exit(code),
+  });
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keyLength: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+/** Parameters of a stored password hash: `scrypt$N$r$p$salt$key`, salt and key in base64url. */
+export interface ScryptHash {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+  readonly salt: Buffer;
+  readonly key: Buffer;
+}
+
+export const PASSWORD_HASH_FORMAT = 'scrypt$<N>$<r>$<p>$<salt>$<key>';
+
+/** What new hashes use: the OWASP minimum for scrypt (N=2^17, r=8, p=1), 128 MiB per hash. */
+const DEFAULT_PARAMETERS = { N: 2 ** 17, r: 8, p: 1 } as const;
+/** Bounds a config file cannot go beyond: weaker hashes are refused, costlier ones could stall login. */
+const MIN_N = 2 ** 14;
+const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
+const MIN_SALT_BYTES = 16;
+const KEY_BYTES = { min: 32, max: 64 } as const;
+
+const HASH_SHAPE = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
+
+/** The parsed hash, or a reason it is not one Gatehouse accepts. */
+export function parsePasswordHash(value: string): ScryptHash | string {
+  const match = HASH_SHAPE.exec(value);
+  if (!match) return `must have the form ${PASSWORD_HASH_FORMAT}`;
+  const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const salt = Buffer.from(match[4] ?? '', 'base64url');
+  const key = Buffer.from(match[5] ?? '', 'base64url');
+  if (N < MIN_N || (N & (N - 1)) !== 0) return `N must be a power of 2 of at least ${MIN_N}`;
+  if (r < 1 || p < 1) return 'r and p must be at least 1';
+  if (memoryBytes(N, r) > MAX_MEMORY_BYTES) return 'N × r needs more than 256 MiB';
+  if (salt.length < MIN_SALT_BYTES) return `the salt must be at least ${MIN_SALT_BYTES} bytes`;
+  if (key.length < KEY_BYTES.min || key.length > KEY_BYTES.max) {
+    return `the key must be ${KEY_BYTES.min} to ${KEY_BYTES.max} bytes`;
+  }
+  return { N, r, p, salt, key };
+}
+
+/** A new `scrypt$…` hash of the password with a random salt; `N` (cost) defaults to 2^17. */
+export async function hashPassword(
+  password: string,
+  { N = DEFAULT_PARAMETERS.N } = {},
+): Promise<string> {
+  const { r, p } = DEFAULT_PARAMETERS;
+  if (N < MIN_N || (N & (N - 1)) !== 0)
+    throw new RangeError(`N must be a power of 2 of at least ${MIN_N}`);
+  const salt = randomBytes(MIN_SALT_BYTES);
+  const key = await derive(password, { N, r, p, salt, key: Buffer.alloc(KEY_BYTES.min) });
+  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Whether the password matches the hash; constant-time in the key comparison. */
+export async function verifyPassword(password: string, hash: ScryptHash): Promise<boolean> {
+  return timingSafeEqual(await derive(password, hash), hash.key);
+}
+
+function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Buffer> {
+  // node:crypto's scrypt runs on the libuv pool, so a login never blocks the event loop.
+  return scrypt(password.normalize('NFC'), salt, key.length, {
+    N,
+    r,
+    p,
+    maxmem: memoryBytes(N, r) + 1024 * 1024,
+  });
+}
+
+function memoryBytes(N: number, r: number): number {
+  return 128 * N * r;
+}

@@ -1,0 +1,328 @@
+import { ConfigError, type ConfigIssue } from '@gatehouse/core';
+import { ConfigFileError, loadConfig, parseServerConfig } from '@gatehouse/server';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BOB_PASSWORD_HASH, configDir, validConfig, withChanges } from './support.js';
+
+function issuesOf(input: unknown): readonly ConfigIssue[] {
+  try {
+    parseServerConfig(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+const user0 = 'realms.0.users.0';
+
+/** Each case changes one thing in a valid config and expects exactly that problem. */
+const INVALID: { name: string; changes: Record<string, unknown>; path: string; message: string }[] =
+  [
+    {
+      name: 'unknown top-level key',
+      changes: { prot: 3000 },
+      path: '',
+      message: 'Unrecognized key: "prot"',
+    },
+    {
+      name: 'base_url not http(s)',
+      changes: { base_url: 'ftp://x' },
+      path: 'base_url',
+      message: 'must be an absolute http(s) URL',
+    },
+    {
+      name: 'port of the wrong type',
+      changes: { port: '3000' },
+      path: 'port',
+      message: 'expected number',
+    },
+    { name: 'port out of range', changes: { port: 70_000 }, path: 'port', message: '65535' },
+    { name: 'empty host', changes: { host: '' }, path: 'host', message: 'Too small' },
+    {
+      name: 'redis store',
+      changes: { store: 'redis://cache:6379' },
+      path: 'store',
+      message: 'the redis store is not available yet; use "memory"',
+    },
+    {
+      name: 'postgres store',
+      changes: { store: 'postgres://db/gatehouse' },
+      path: 'store',
+      message: 'the postgres store is not available yet',
+    },
+    {
+      name: 'unknown store',
+      changes: { store: 'mysql://db' },
+      path: 'store',
+      message: 'must be "memory", a postgres:// URL or a redis:// URL',
+    },
+    {
+      name: 'empty admin_token',
+      changes: { admin_token: '' },
+      path: 'admin_token',
+      message: 'Too small',
+    },
+    {
+      name: 'short cookie_secret',
+      changes: { cookie_secret: 'short' },
+      path: 'cookie_secret',
+      message: 'must be at least 32 characters',
+    },
+    {
+      name: 'print_credentials not boolean',
+      changes: { print_credentials: 'yes' },
+      path: 'print_credentials',
+      message: 'expected boolean',
+    },
+    {
+      name: 'no realm',
+      changes: { realms: [] },
+      path: 'realms',
+      message: 'must list at least one realm',
+    },
+    {
+      name: 'unknown realm key',
+      changes: { 'realms.0.colour': 'blue' },
+      path: 'realms[0]',
+      message: 'Unrecognized key: "colour"',
+    },
+    {
+      name: 'ciba',
+      changes: { 'realms.0.ciba': { interval: 5 } },
+      path: 'realms[0].ciba',
+      message: 'CIBA is not supported yet by the standalone server',
+    },
+    {
+      name: 'bad realm name',
+      changes: { 'realms.0.name': 'a/b' },
+      path: 'realms[0].name',
+      message: 'must be 1 to 64 letters',
+    },
+    {
+      name: 'relative redirect URI',
+      changes: { 'realms.0.clients.2.redirect_uris': ['/cb'] },
+      path: 'realms[0].clients[2].redirect_uris[0]',
+      message: 'must be an absolute URL',
+    },
+    {
+      name: 'unknown auth method',
+      changes: { 'realms.0.clients.0.token_endpoint_auth_method': 'magic' },
+      path: 'realms[0].clients[0].token_endpoint_auth_method',
+      message: 'Invalid option',
+    },
+    {
+      name: 'client naming an unknown scope',
+      changes: { 'realms.0.clients.0.scope': 'api:read admin' },
+      path: 'realms[0].clients[0].scope',
+      message: 'names unknown scope "admin"',
+    },
+    {
+      name: 'resource with no client',
+      changes: { 'realms.0.resources.0.client_id': 'nobody' },
+      path: 'realms[0].resources[0].client_id',
+      message: 'names unknown client "nobody"',
+    },
+    {
+      name: 'duplicate client_id',
+      changes: { 'realms.0.clients.1.client_id': 'service', 'realms.0.resources': [] },
+      path: 'realms[0].clients[1].client_id',
+      message: 'duplicate client_id "service"',
+    },
+    {
+      name: 'secret method without a secret',
+      changes: { 'realms.0.clients.0.client_secret': undefined },
+      path: 'realms[0].clients[0].client_secret',
+      message: 'is required for client_secret_post',
+    },
+    {
+      name: 'duplicate realm',
+      changes: { 'realms.1': validConfig().realms[0] },
+      path: 'realms[1].name',
+      message: 'duplicate realm "demo"',
+    },
+    {
+      name: 'user without password',
+      changes: { [`${user0}.password`]: undefined },
+      path: 'realms[0].users[0].password',
+      message: 'or password_hash is required',
+    },
+    {
+      name: 'user with password and hash',
+      changes: { [`${user0}.password_hash`]: BOB_PASSWORD_HASH },
+      path: 'realms[0].users[0].password_hash',
+      message: 'must not be set together with password',
+    },
+    {
+      name: 'short password',
+      changes: { [`${user0}.password`]: 'alice' },
+      path: 'realms[0].users[0].password',
+      message: 'must be at least 8 characters',
+    },
+    {
+      name: 'hash of another kind',
+      changes: { 'realms.0.users.1.password_hash': '$2b$10$abcdefghijklmnopqrstuv' },
+      path: 'realms[0].users[1].password_hash',
+      message: 'must have the form scrypt$<N>$<r>$<p>$<salt>$<key>',
+    },
+    {
+      name: 'hash too cheap',
+      changes: { 'realms.0.users.1.password_hash': BOB_PASSWORD_HASH.replace('16384', '1024') },
+      path: 'realms[0].users[1].password_hash',
+      message: 'N must be a power of 2 of at least 16384',
+    },
+    {
+      name: 'hash too costly',
+      changes: { 'realms.0.users.1.password_hash': BOB_PASSWORD_HASH.replace('$8$', '$256$') },
+      path: 'realms[0].users[1].password_hash',
+      message: 'needs more than 256 MiB',
+    },
+    {
+      name: 'hash with a short salt',
+      changes: {
+        'realms.0.users.1.password_hash': BOB_PASSWORD_HASH.replace(
+          '6iWVsYMMfx2w6t1jB49U6g',
+          'c2FsdA',
+        ),
+      },
+      path: 'realms[0].users[1].password_hash',
+      message: 'the salt must be at least 16 bytes',
+    },
+    {
+      name: 'duplicate username',
+      changes: { 'realms.0.users.1.username': 'alice' },
+      path: 'realms[0].users[1].username',
+      message: 'duplicate username "alice"',
+    },
+    {
+      name: 'duplicate sub',
+      changes: { 'realms.0.users.1.sub': 'alice' },
+      path: 'realms[0].users[1].sub',
+      message: 'duplicate sub "alice"',
+    },
+    {
+      name: 'user sub with a space',
+      changes: { [`${user0}.sub`]: 'alice liddell' },
+      path: 'realms[0].users[0].sub',
+      message: 'printable ASCII',
+    },
+    {
+      name: 'reserved claim',
+      changes: { [`${user0}.claims`]: { sub: 'root' } },
+      path: 'realms[0].users[0].claims.sub',
+      message: 'is set by the provider',
+    },
+    {
+      name: 'claims not an object',
+      changes: { [`${user0}.claims`]: ['name'] },
+      path: 'realms[0].users[0].claims',
+      message: 'expected record',
+    },
+    {
+      name: 'unknown user key',
+      changes: { [`${user0}.role`]: 'admin' },
+      path: 'realms[0].users[0]',
+      message: 'Unrecognized key: "role"',
+    },
+  ];
+
+describe('server config', () => {
+  it('accepts the valid base config and fills in the server defaults', () => {
+    const config = parseServerConfig(withChanges(validConfig(), { admin_token: undefined }));
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      store: 'memory',
+      print_credentials: false,
+    });
+    expect(config.admin_token).toBeUndefined();
+    expect(config.realms[0]?.users[1]?.claims).toEqual({});
+  });
+
+  it.each(INVALID)('rejects $name at $path', ({ changes, path, message }) => {
+    const issues = issuesOf(withChanges(validConfig(), changes));
+    expect(issues).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
+
+  it('lists every problem, not just the first', () => {
+    const issues = issuesOf(
+      withChanges(validConfig(), {
+        port: -1,
+        'realms.0.clients.2.redirect_uris': ['cb'],
+        [`${user0}.role`]: 1,
+      }),
+    );
+    expect(issues.map((issue) => issue.path).sort()).toEqual([
+      'port',
+      'realms[0].clients[2].redirect_uris[0]',
+      'realms[0].users[0]',
+    ]);
+  });
+
+  it('checks the cross-field rules of well-formed realms even when other parts are malformed', () => {
+    const second = withChanges(validConfig().realms[0] as object, {
+      name: 'other',
+      'clients.0.scope': 'nope',
+    });
+    const third = withChanges(validConfig().realms[0] as object, {
+      name: 3,
+      'clients.0.scope': 'nope',
+    });
+    const issues = issuesOf(
+      withChanges(validConfig(), {
+        port: 'x',
+        'realms.0.resources.0.client_id': 'x',
+        'realms.1': second,
+        'realms.2': third,
+      }),
+    );
+    expect(issues.map((issue) => issue.path)).toEqual([
+      'port',
+      'realms[2].name',
+      'realms[0].resources[0].client_id',
+      'realms[1].clients[0].scope',
+    ]);
+  });
+
+  it('never echoes a store URL, which may carry a password', () => {
+    const issues = issuesOf(
+      withChanges(validConfig(), { store: 'postgres://gatehouse:hunter2@db/gatehouse' }),
+    );
+    expect(JSON.stringify(issues)).not.toContain('hunter2');
+  });
+});
+
+describe('loadConfig', () => {
+  const dir = configDir();
+  afterAll(() => dir.remove());
+
+  it('reads and validates a file', async () => {
+    const config = await loadConfig(dir.write('ok.json', validConfig()));
+    expect(config.realms.map((realm) => realm.name)).toEqual(['demo']);
+  });
+
+  it('reports a missing file with its name and reason', async () => {
+    const missing = dir.path('missing.json');
+    await expect(loadConfig(missing)).rejects.toThrow(
+      new ConfigFileError(`cannot read config file "${missing}" (ENOENT)`),
+    );
+  });
+
+  it('reports bad JSON without quoting the file, which holds secrets', async () => {
+    const file = dir.write(
+      'bad.json',
+      '{"admin_token": "secret-secret-secret-secret-secret!", "port": ]}',
+    );
+    const error = await loadConfig(file).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^${file}: invalid JSON: Unexpected token`),
+    );
+    expect((error as Error).message).not.toContain('secret');
+  });
+
+  it('throws a ConfigError for a well-formed file with invalid content', async () => {
+    await expect(
+      loadConfig(dir.write('invalid.json', { base_url: 'x', realms: [] })),
+    ).rejects.toBeInstanceOf(ConfigError);
+  });
+});
