@@ -7,6 +7,7 @@ import {
 } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
+import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { Client } from '../../realms/realm.js';
 import type { PresentedCredentials } from '../presented.js';
@@ -25,7 +26,8 @@ const encoder = new TextEncoder();
  * client_secret_jwt and private_key_jwt (RFC 7523 §3, OIDC Core §9): the signature is checked
  * only against the client's registered secret or keys, with algorithms pinned to the method, so
  * header-supplied keys (`jwk`, `jku`, `x5u`, `x5c`), `none` and HMAC-with-a-public-key never pass.
- * `iss` = `sub` = client_id, `aud` the issuer or the endpoint, `exp` required and near, and every
+ * `iss` = `sub` = client_id, `aud` the issuer, the endpoint called or the token endpoint (which many
+ * client libraries send whatever the endpoint), `exp` required and near, and every
  * `jti` is accepted once.
  */
 export async function verifyClientAssertion(
@@ -48,7 +50,7 @@ export async function verifyClientAssertion(
       algorithms: pinned ? [pinned] : [...family],
       issuer: client.id,
       subject: client.id,
-      audience: [context.realm.issuer, endpointUrl],
+      audience: [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
       requiredClaims: ['exp', 'jti'],
       currentDate: new Date(context.now()),
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
@@ -71,12 +73,9 @@ export async function verifyClientAssertion(
   if (jti.length > MAX_JTI_LENGTH)
     throw new OAuthError('invalid_client', 'client_assertion jti is too long');
   const remember = { ttlSeconds: Math.max(1, exp - now + CLOCK_TOLERANCE_SECONDS) };
-  const firstUse = await context.store.add(
-    JTI_NAMESPACE,
-    `${context.realm.name}/${client.id}/${jti}`,
-    {},
-    remember,
-  );
+  // client_ids may contain "/": encoding keeps client "a" with jti "b/c" apart from "a/b" with "c".
+  const id = `${context.realm.name}/${encodeURIComponent(client.id)}/${jti}`;
+  const firstUse = await context.store.add(JTI_NAMESPACE, id, {}, remember);
   if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
   return true;
 }

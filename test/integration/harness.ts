@@ -1,0 +1,223 @@
+import {
+  type ClientInput,
+  createProvider,
+  type GatehouseResponse,
+  MemoryStore,
+  type Provider,
+  type RealmInput,
+  type RecordOptions,
+} from '@gatehouse/core';
+import type { CryptoKey } from 'jose';
+import { expect } from 'vitest';
+import {
+  type ClientKeyPair,
+  clientAssertion,
+  clientKeyPair,
+  FORM_HEADERS,
+  fakeClock,
+  form,
+  SECRETS,
+  testRealm,
+} from '../support/fixtures.js';
+
+export const BASE_URL = 'https://id.example.com';
+export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** Path of an endpoint of a realm, as the provider is mounted at the root. */
+export const endpointPath = (endpoint: string, realm = 'test') => `/oauth/${realm}/${endpoint}`;
+export const TOKEN = endpointPath('token');
+export const INTROSPECT = endpointPath('introspect');
+export const REVOKE = endpointPath('revoke');
+
+/** A MemoryStore that remembers every write, so tests can see what the provider persisted. */
+export class RecordingStore extends MemoryStore {
+  readonly writes: Array<{ namespace: string; id: string; options: RecordOptions | undefined }> =
+    [];
+
+  override async set<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options?: RecordOptions,
+  ): Promise<void> {
+    this.writes.push({ namespace, id, options });
+    return super.set(namespace, id, value, options);
+  }
+
+  override async add<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options?: RecordOptions,
+  ): Promise<boolean> {
+    this.writes.push({ namespace, id, options });
+    return super.add(namespace, id, value, options);
+  }
+
+  writesTo(namespace: string) {
+    return this.writes.filter((write) => write.namespace === namespace);
+  }
+}
+
+export interface TestResponse extends GatehouseResponse {
+  json(): Record<string, unknown>;
+}
+
+/** Form fields and headers that authenticate a client. */
+export interface Credentials {
+  fields: Record<string, string>;
+  headers: Record<string, string>;
+}
+
+export interface HarnessOptions {
+  /** Merged over the test realm (see test/support/fixtures.ts). */
+  realm?: Partial<RealmInput>;
+  /** Clients added to the test realm's own. */
+  extraClients?: ClientInput[];
+  /** Further realms served by the same provider. */
+  otherRealms?: RealmInput[];
+  /** Builds the store on the harness clock; a plain RecordingStore by default. */
+  store?: (now: () => number) => RecordingStore;
+}
+
+export type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+/** A provider over the test realm with a fake clock and a recording store, driven in-process. */
+export async function createHarness(options: HarnessOptions = {}) {
+  const clock = fakeClock();
+  const keys: ClientKeyPair = await clientKeyPair();
+  const base = testRealm(keys, options.realm);
+  const realm: RealmInput = {
+    ...base,
+    clients: [...(base.clients ?? []), ...(options.extraClients ?? [])],
+  };
+  const store = options.store?.(clock.now) ?? new RecordingStore({ now: clock.now });
+  const provider: Provider = createProvider({
+    baseUrl: BASE_URL,
+    realms: [realm, ...(options.otherRealms ?? [])],
+    store,
+    now: clock.now,
+  });
+  const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
+  const nowSeconds = () => Math.floor(clock.now() / 1000);
+
+  async function send(request: Parameters<Provider['handle']>[0]): Promise<TestResponse> {
+    const response = await provider.handle(request);
+    return { ...response, json: () => JSON.parse(response.body ?? 'null') };
+  }
+
+  const post = (
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) =>
+    send({
+      method: 'POST',
+      path,
+      query: '',
+      headers: { ...FORM_HEADERS, ...headers },
+      body: form(fields),
+    });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    send({ method: 'GET', path, query: '', headers });
+
+  /** A client assertion timed by the fake clock; `iss`/`sub` default to the client, `aud` to the issuer. */
+  function assertion(
+    key: CryptoKey | Uint8Array,
+    alg: string,
+    claims: Partial<Parameters<typeof clientAssertion>[2]> & { iss: string },
+    header: Record<string, unknown> = {},
+  ): Promise<string> {
+    return clientAssertion(key, alg, { aud: issuer(), iat: nowSeconds(), ...claims }, header);
+  }
+
+  /** Credentials for each client of the test realm, by its registered method. */
+  async function credentialsOf(clientId: string): Promise<Credentials> {
+    const basic = (secret: string) => ({
+      fields: {},
+      headers: { authorization: basicAuthorization(clientId, secret) },
+    });
+    const assertionFields = (client_assertion: string) => ({
+      fields: { client_assertion, client_assertion_type: JWT_BEARER },
+      headers: {},
+    });
+    switch (clientId) {
+      case 'post-client':
+        return { fields: { client_id: clientId, client_secret: SECRETS.post }, headers: {} };
+      case 'other-api':
+        return { fields: { client_id: clientId, client_secret: SECRETS.other }, headers: {} };
+      case 'basic-client':
+        return basic(SECRETS.basic);
+      case 'api':
+        return basic(SECRETS.api);
+      case 'jwt-client':
+        return assertionFields(
+          await assertion(new TextEncoder().encode(SECRETS.jwt), 'HS256', { iss: clientId }),
+        );
+      case 'key-client':
+        return assertionFields(await assertion(keys.privateKey, 'ES256', { iss: clientId }));
+      case 'native-client':
+        return { fields: { client_id: clientId }, headers: {} };
+      default:
+        throw new Error(`no credentials for ${clientId}`);
+    }
+  }
+
+  /** POSTs `fields` to `path` authenticated as the client. */
+  async function postAs(
+    clientId: string,
+    path: string,
+    fields: Record<string, string>,
+  ): Promise<TestResponse> {
+    const credentials = await credentialsOf(clientId);
+    return post(path, { ...fields, ...credentials.fields }, credentials.headers);
+  }
+
+  /** Issues a client-credentials access token to the client; fails the test if that fails. */
+  async function issueToken(
+    clientId = 'post-client',
+    fields: Record<string, string> = {},
+  ): Promise<string> {
+    const response = await postAs(clientId, TOKEN, { grant_type: 'client_credentials', ...fields });
+    if (response.status !== 200)
+      throw new Error(`token request failed: ${response.status} ${response.body}`);
+    return response.json().access_token as string;
+  }
+
+  /** The introspection answer for `token` as seen by the client. */
+  const introspect = (clientId: string, token: string, fields: Record<string, string> = {}) =>
+    postAs(clientId, INTROSPECT, { token, ...fields });
+
+  return {
+    clock,
+    keys,
+    store,
+    provider,
+    issuer,
+    nowSeconds,
+    post,
+    get,
+    assertion,
+    credentialsOf,
+    postAs,
+    issueToken,
+    introspect,
+  };
+}
+
+/** `Authorization: Basic` value with both halves form-urlencoded first (RFC 6749 §2.3.1). */
+export function basicAuthorization(clientId: string, secret: string): string {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
+}
+
+/** The headers every token, introspection and revocation answer must carry. */
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Asserts an OAuth error answer: status, code, JSON body and the no-store headers. */
+export function expectOAuthError(response: TestResponse, status: number, error: string): void {
+  expect({ status: response.status, error: response.json().error }).toEqual({ status, error });
+  expect(response.headers).toMatchObject({ 'content-type': JSON_TYPE, ...NO_STORE });
+}
