@@ -16,8 +16,8 @@ export {
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
-export { payloadTooLargeResponse } from './errors/to-response.js';
-export type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+export { oauthErrorResponse, payloadTooLargeResponse } from './errors/to-response.js';
+export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
 export type { KeyStore } from './keys/key-store.js';
 export type { JwsSigner, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';

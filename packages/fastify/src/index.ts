@@ -1,5 +1,11 @@
-import { type GatehouseResponse, type Provider, payloadTooLargeResponse } from '@gatehouse/core';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import {
+  type GatehouseRequest,
+  type GatehouseResponse,
+  joinHeaderValues,
+  type Provider,
+  payloadTooLargeResponse,
+} from '@gatehouse/core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface GatehouseFastifyOptions {
   provider: Provider;
@@ -13,29 +19,37 @@ export interface GatehouseFastifyOptions {
 export const gatehouse: FastifyPluginAsync<GatehouseFastifyOptions> = async (app, { provider }) => {
   const prefix = app.prefix;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: provider.maxBodyBytes }, (_request, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: provider.maxBodyBytes },
+    (_request, body, done) => done(null, body),
   );
   app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
     if (error.statusCode === 413) return send(reply, payloadTooLargeResponse());
     throw error;
   });
 
-  app.all('/*', async (request, reply) => {
-    const url = request.url;
-    const queryAt = url.indexOf('?');
-    const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-    const response = await provider.handle({
-      method: request.method,
-      path: pathname.slice(prefix.length) || '/',
-      query: queryAt === -1 ? '' : url.slice(queryAt + 1),
-      headers: request.headers as Record<string, string | undefined>,
-      ...(Buffer.isBuffer(request.body) ? { body: request.body } : {}),
-    });
-    return send(reply, response);
-  });
+  const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(reply, await provider.handle(toGatehouseRequest(request, prefix)));
+  // `/` answers the bare prefix, `/*` everything below it.
+  app.all('/', handler);
+  app.all('/*', handler);
 };
 
+/** Built from the raw URL so neither the path nor the query is decoded on the way to the core. */
+function toGatehouseRequest(request: FastifyRequest, prefix: string): GatehouseRequest {
+  const url = request.url;
+  const queryAt = url.indexOf('?');
+  const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+  return {
+    method: request.method,
+    path: pathname.slice(prefix.length) || '/',
+    query: queryAt === -1 ? '' : url.slice(queryAt + 1),
+    headers: joinHeaderValues(request.headers),
+    ...(Buffer.isBuffer(request.body) ? { body: request.body } : {}),
+  };
+}
+
 function send(reply: FastifyReply, response: GatehouseResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(response.body ?? '');
+  return reply.code(response.status).headers(response.headers).send(response.body);
 }

@@ -42,13 +42,14 @@ function reportSafely(onError: (error: unknown) => void, error: unknown): void {
   }
 }
 
-/**
- * The answer to a body over the size limit, for adapters whose framework stops reading before the
- * provider sees the request; identical to what the provider itself answers.
- */
+/** The wire form of an OAuth error, for adapters that must answer before the provider runs. */
+export function oauthErrorResponse(error: OAuthError): GatehouseResponse {
+  return errorToResponse(error, () => {});
+}
+
+/** The answer to a body over the size limit, identical to what the provider itself answers. */
 export function payloadTooLargeResponse(): GatehouseResponse {
-  return errorToResponse(
+  return oauthErrorResponse(
     new OAuthError('invalid_request', 'the request body is too large', { status: 413 }),
-    () => {},
   );
 }

@@ -26,3 +26,17 @@ export interface GatehouseResponse {
   /** Serialised body, or undefined for an empty one. */
   body?: string;
 }
+
+/**
+ * Headers as Node-style servers hold them (repeated ones as arrays) in the form a
+ * `GatehouseRequest` takes: each repeated header joined with `, `.
+ */
+export function joinHeaderValues(
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>,
+): Record<string, string | undefined> {
+  const joined: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    joined[name] = typeof value === 'string' || value === undefined ? value : value.join(', ');
+  }
+  return joined;
+}

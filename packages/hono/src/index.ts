@@ -1,0 +1,54 @@
+import {
+  type GatehouseRequest,
+  type GatehouseResponse,
+  type Provider,
+  payloadTooLargeResponse,
+} from '@gatehouse/core';
+import { type Context, Hono } from 'hono';
+import { basePath } from 'hono/route';
+import { readBody, TOO_LARGE } from './read-body.js';
+
+/**
+ * Gatehouse as a Hono app, to mount next to your own routes: `app.route('/auth', gatehouse(provider))`.
+ * It answers every request below the mount path and runs on any runtime Hono runs on.
+ */
+export function gatehouse(provider: Provider): Hono {
+  const app = new Hono();
+  app.all('*', async (c) => toResponse(await answer(provider, c)));
+  return app;
+}
+
+async function answer(provider: Provider, c: Context): Promise<GatehouseResponse> {
+  const request = c.req.raw;
+  if (Number(request.headers.get('content-length')) > provider.maxBodyBytes) {
+    return payloadTooLargeResponse();
+  }
+  const exchange = requestLine(request, basePath(c).replace(/\/$/, ''));
+  if (!request.body) return provider.handle(exchange);
+  const body = await readBody(request.body, provider.maxBodyBytes);
+  return body === TOO_LARGE ? payloadTooLargeResponse() : provider.handle({ ...exchange, body });
+}
+
+/**
+ * Taken from the raw URL so the path is not percent-decoded on the way to the core; `mount` is
+ * where the app was mounted (`app.route('/auth', …)`), without a trailing slash.
+ */
+function requestLine(request: Request, mount: string): GatehouseRequest {
+  const url = request.url;
+  const pathAt = url.indexOf('/', url.indexOf('//') + 2);
+  const queryAt = url.indexOf('?', pathAt);
+  const pathname = queryAt === -1 ? url.slice(pathAt) : url.slice(pathAt, queryAt);
+  return {
+    method: request.method,
+    path: pathname.slice(mount.length) || '/',
+    query: queryAt === -1 ? '' : url.slice(queryAt + 1),
+    headers: Object.fromEntries(request.headers),
+  };
+}
+
+function toResponse(response: GatehouseResponse): Response {
+  return new Response(response.body ?? null, {
+    status: response.status,
+    headers: response.headers,
+  });
+}
