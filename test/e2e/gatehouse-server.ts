@@ -1,0 +1,49 @@
+import { createProvider, type RealmInput } from '@gatehouse/core';
+import type { AdapterHarness } from '../adapters/harnesses.js';
+
+/**
+ * The public URL Gatehouse is configured with, as behind a TLS-terminating proxy. A reserved
+ * name (RFC 6761): `loopbackFetch` routes it to the local port, so nothing leaves the machine.
+ */
+const PUBLIC_ORIGIN = 'https://idp.e2e.test';
+const PREFIX = '/auth';
+
+export interface RunningGatehouse {
+  /** Realm R's issuer: `{PUBLIC_ORIGIN}{PREFIX}/oauth/R`. */
+  issuer(realmName: string): string;
+  /** A fetch that sends requests for the public origin to the server on its loopback port. */
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Gatehouse mounted under a prefix in a host app of one framework, over real HTTP on a loopback
+ * port. The provider's base URL is a public https URL rather than the loopback origin, because
+ * the shared harnesses take a built provider and only then listen on a port. Every URL a relying party
+ * sees therefore comes from configuration, none from the Host header it actually sent.
+ */
+export async function startGatehouse(
+  harness: AdapterHarness,
+  realms: readonly RealmInput[],
+): Promise<RunningGatehouse> {
+  const baseUrl = `${PUBLIC_ORIGIN}${PREFIX}`;
+  const provider = createProvider({ baseUrl, realms });
+  const app = await harness.start([{ prefix: PREFIX, provider }]);
+  return {
+    issuer: (realmName) => `${baseUrl}/oauth/${realmName}`,
+    fetch: loopbackFetch(app.origin),
+    async close() {
+      await app.close();
+      await provider.close();
+    },
+  };
+}
+
+function loopbackFetch(origin: string): RunningGatehouse['fetch'] {
+  return async (url, init) => {
+    if (!url.startsWith(`${PUBLIC_ORIGIN}/`)) {
+      throw new Error(`unexpected request outside ${PUBLIC_ORIGIN}: ${url}`);
+    }
+    return fetch(`${origin}${url.slice(PUBLIC_ORIGIN.length)}`, init);
+  };
+}
