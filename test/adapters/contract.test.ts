@@ -448,6 +448,23 @@ describe('Gatehouse in Express after a middleware that read the body', () => {
   });
 });
 
+describe('Gatehouse in Express after a middleware that already answered', () => {
+  const app = useApp(
+    expressHarness({
+      name: 'an early answer',
+      middleware: (_req, res, next) => {
+        res.status(503).end('busy');
+        next();
+      },
+    }),
+  );
+
+  it('leaves the answer alone instead of crashing the process on a second write', async () => {
+    const response = await call(app().origin, postForm(TOKEN, form(clientCredentials)));
+    expect([response.status, response.body]).toEqual([503, 'busy']);
+  });
+});
+
 describe('every adapter answers identically', () => {
   const caseNames = [
     ...CASES.map((c) => c.name),

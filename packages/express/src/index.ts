@@ -16,7 +16,10 @@ import { readBody, TOO_LARGE } from './read-body.js';
  */
 export function gatehouse(provider: Provider): RequestHandler {
   return (req, res, next) => {
-    answer(provider, req).then((response) => send(res, response), next);
+    // Errors (even from writing, when the app answered first) go to Express, never unhandled.
+    answer(provider, req)
+      .then((response) => send(res, response))
+      .catch(next);
   };
 }
 
@@ -59,6 +62,8 @@ function isUrlEncoded(req: Request): boolean {
 
 /** Written with Node's own API so Express adds no ETag, 304 or content-type of its own. */
 function send(res: ServerResponse, response: GatehouseResponse): void {
+  // Another middleware (a timeout, say) may have answered while Gatehouse was working.
+  if (res.headersSent) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.end(response.body);
