@@ -29,22 +29,24 @@ describe('discovery', () => {
     expect(response.body).not.toContain('evil.example');
   });
 
-  it.each(['token', 'introspection', 'revocation'])(
-    'lists every client authentication method for %s',
-    async (endpoint) => {
-      const metadata = (await h.get(DISCOVERY)).json();
-      expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toEqual([
-        'client_secret_basic',
-        'client_secret_post',
-        'client_secret_jwt',
-        'private_key_jwt',
-        'none',
-      ]);
-      const algorithms = metadata[`${endpoint}_endpoint_auth_signing_alg_values_supported`];
-      expect(algorithms).toEqual(expect.arrayContaining(['HS256', 'ES256', 'RS256', 'EdDSA']));
-      expect(algorithms).not.toContain('none');
-    },
-  );
+  const authenticating = [
+    'client_secret_basic',
+    'client_secret_post',
+    'client_secret_jwt',
+    'private_key_jwt',
+  ];
+  it.each([
+    ['token', [...authenticating, 'none']],
+    ['revocation', [...authenticating, 'none']],
+    // RFC 7662 §2.1: introspection needs a caller that authenticates.
+    ['introspection', authenticating],
+  ])('lists the client authentication methods of the %s endpoint', async (endpoint, methods) => {
+    const metadata = (await h.get(DISCOVERY)).json();
+    expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toEqual(methods);
+    const algorithms = metadata[`${endpoint}_endpoint_auth_signing_alg_values_supported`];
+    expect(algorithms).toEqual(expect.arrayContaining(['HS256', 'ES256', 'RS256', 'EdDSA']));
+    expect(algorithms).not.toContain('none');
+  });
 
   it('its token_endpoint is where tokens are issued', async () => {
     const tokenUrl = new URL((await h.get(DISCOVERY)).json().token_endpoint as string);

@@ -43,8 +43,16 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     const at = `resources[${index}]`;
     if (uris.has(resource.uri)) problem(`${at}.uri`, `duplicate resource "${resource.uri}"`);
     uris.add(resource.uri);
-    if (!clientIds.has(resource.client_id))
-      problem(`${at}.client_id`, `names unknown client "${resource.client_id}"`);
+    const client = realm.clients.find((c) => c.client_id === resource.client_id);
+    if (!client) problem(`${at}.client_id`, `names unknown client "${resource.client_id}"`);
+    else if (client.token_endpoint_auth_method === 'none') {
+      problem(
+        `${at}.client_id`,
+        `names public client "${resource.client_id}": introspection needs a client that authenticates`,
+      );
+    }
+    // A token issued to a client without a resource has the client_id as its audience.
+    if (clientIds.has(resource.uri)) problem(`${at}.uri`, 'must not equal a client_id');
     resource.scopes.forEach((scope, i) => {
       if (!scopes.has(scope)) problem(`${at}.scopes[${i}]`, `names unknown scope "${scope}"`);
     });

@@ -250,6 +250,20 @@ describe('realm rules (realm-rules.ts)', () => {
       issues: [['realms[0].resources[0].client_id', 'names unknown client "ghost"']],
     },
     {
+      name: 'a resource whose client is public (introspection needs authentication)',
+      mutate: (d) => {
+        d.resource(0).client_id = 'native-client';
+      },
+      issues: [['realms[0].resources[0].client_id', 'names public client "native-client"']],
+    },
+    {
+      name: "a resource URI equal to a client_id (the audience of that client's own tokens)",
+      mutate: (d) => {
+        d.client(0).client_id = 'https://api.example.com';
+      },
+      issues: [['realms[0].resources[0].uri', 'must not equal a client_id']],
+    },
+    {
       name: 'a resource scope the realm does not declare',
       mutate: (d) => {
         d.resource(0).scopes = ['api:read', 'api:delete'];
@@ -490,7 +504,45 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
       mutate: (d) => {
         d.client(3).jwks = { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] };
       },
-      issues: [[at(3, 'jwks.keys[0].kty'), '"RSA"|"EC"|"OKP"']],
+      issues: [[at(3, 'jwks.keys[0].kty'), "Expected 'EC' | 'OKP' | 'RSA'"]],
+    },
+    {
+      name: 'an EC key whose coordinates do not fit its curve',
+      mutate: (d) => {
+        const key = d.client(3).jwks.keys[0];
+        d.client(3).jwks = { keys: [{ ...key, x: 'AAAA' }] };
+      },
+      issues: [[at(3, 'jwks.keys[0]'), 'coordinates must have the length of the curve']],
+    },
+    {
+      name: 'a private key in a client JWKS',
+      mutate: (d) => {
+        const key = d.client(3).jwks.keys[0];
+        d.client(3).jwks = { keys: [{ ...key, d: key.x }] };
+      },
+      issues: [[at(3, 'jwks.keys[0]'), 'must be a public key (no private or symmetric members)']],
+    },
+    {
+      name: 'an RSA key shorter than 2048 bits',
+      mutate: (d) => {
+        d.client(3).jwks = { keys: [{ kty: 'RSA', n: 'A'.repeat(171), e: 'AQAB' }] };
+      },
+      issues: [[at(3, 'jwks.keys[0].n'), 'must be a modulus of at least 2048 bits']],
+    },
+    {
+      name: 'an RSA key without its exponent',
+      mutate: (d) => {
+        d.client(3).jwks = { keys: [{ kty: 'RSA', n: 'A'.repeat(342) }] };
+      },
+      issues: [[at(3, 'jwks.keys[0].e'), 'expected string']],
+    },
+    {
+      name: 'a jwks_uri over plain http to another host',
+      mutate: (d) => {
+        delete d.client(3).jwks;
+        d.client(3).jwks_uri = 'http://client.example.com/jwks';
+      },
+      issues: [[at(3, 'jwks_uri'), 'must be an https URL (http only on localhost)']],
     },
     {
       name: 'an empty client JWKS',

@@ -7,6 +7,8 @@ import type { Realm } from '../realms/realm.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 const ASSERTION_ALGORITHMS = [...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORITHMS];
+/** Introspection needs a caller that proves who it is (RFC 7662 §2.1): no `none`. */
+const AUTHENTICATING_METHODS = SUPPORTED_CLIENT_AUTH_METHODS.filter((method) => method !== 'none');
 
 /**
  * OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414) for what this realm implements.
@@ -19,10 +21,6 @@ export const discoveryEndpoint: EndpointHandler = async (_request, context) =>
   });
 
 export function providerMetadata(realm: Realm): Record<string, unknown> {
-  const authMethods = {
-    methods: SUPPORTED_CLIENT_AUTH_METHODS,
-    algorithms: ASSERTION_ALGORITHMS,
-  };
   return {
     issuer: realm.issuer,
     jwks_uri: realm.url(ENDPOINT_PATHS.jwks),
@@ -35,12 +33,12 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [realm.config.signing_alg],
     grant_types_supported: [...GRANT_REGISTRY.keys()],
-    token_endpoint_auth_methods_supported: authMethods.methods,
-    token_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
-    introspection_endpoint_auth_methods_supported: authMethods.methods,
-    introspection_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
-    revocation_endpoint_auth_methods_supported: authMethods.methods,
-    revocation_endpoint_auth_signing_alg_values_supported: authMethods.algorithms,
+    token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    introspection_endpoint_auth_methods_supported: AUTHENTICATING_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    revocation_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

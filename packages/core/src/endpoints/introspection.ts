@@ -1,13 +1,13 @@
 import { authenticateClient } from '../client-auth/authenticate.js';
+import { clientAuthenticationFailed } from '../client-auth/failure.js';
 import type { EndpointHandler, RealmContext } from '../context.js';
-import { invalidRequest } from '../errors/oauth-error.js';
-import type { Params } from '../http/form.js';
 import { readForm } from '../http/read-form.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Client } from '../realms/realm.js';
 import type { AccessTokenRecord } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
+import { requiredToken } from './token-parameter.js';
 
 /**
  * Token introspection (RFC 7662, interface §4.4). A token meant for a Protected Resource is shown
@@ -23,6 +23,8 @@ export const introspectionEndpoint: EndpointHandler = async (request, context) =
     context,
     context.realm.url(ENDPOINT_PATHS.introspection),
   );
+  // RFC 7662 §2.1: the caller must authenticate; a public client only names itself.
+  if (client.config.token_endpoint_auth_method === 'none') throw clientAuthenticationFailed('none');
   const token = requiredToken(params);
   const record = await findAccessToken(context, token);
   if (!record || !mayIntrospect(client, record, context)) {
@@ -30,17 +32,6 @@ export const introspectionEndpoint: EndpointHandler = async (request, context) =
   }
   return noStoreJson(200, activeResponse(record, context));
 };
-
-/** `token` is required and `token_type_hint`, when sent, must be one RFC 7009 registers. */
-export function requiredToken(params: Params): string {
-  const hint = params.get('token_type_hint');
-  if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') {
-    throw invalidRequest('token_type_hint must be access_token or refresh_token');
-  }
-  const token = params.get('token');
-  if (token === undefined) throw invalidRequest('token is required');
-  return token;
-}
 
 function mayIntrospect(client: Client, record: AccessTokenRecord, context: RealmContext): boolean {
   if (record.resource === undefined) return record.client_id === client.id;

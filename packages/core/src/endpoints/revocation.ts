@@ -4,8 +4,8 @@ import { readForm } from '../http/read-form.js';
 import { emptyResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import { ACCESS_TOKEN_NAMESPACE, accessTokenRecordId } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
-import { requiredToken } from './introspection.js';
 import { ENDPOINT_PATHS } from './paths.js';
+import { requiredToken } from './token-parameter.js';
 
 /**
  * Token revocation (RFC 7009, interface §4.9 and §7.4). Errors only for a failed client
