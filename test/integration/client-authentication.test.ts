@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OAuthError } from '@gatehouse/core';
 import {
   type CryptoKey,
   exportJWK,
@@ -165,8 +166,8 @@ describe('each registered method authenticates at every endpoint', () => {
       400,
       'unauthorized_client',
     );
-    const introspection = await h.postAs('native-client', INTROSPECT, { token });
-    expect([introspection.status, introspection.body]).toEqual([400, '{"active":false}']);
+    // RFC 7662 §2.1: introspection needs a caller that proves who it is.
+    expectInvalidClient(await h.postAs('native-client', INTROSPECT, { token }));
     expect((await h.postAs('native-client', REVOKE, { token })).status).toBe(200);
   });
 
@@ -337,6 +338,14 @@ describe('client assertion claims (RFC 7523 §3)', () => {
   ])('aud = %s is accepted', async (_, aud) => {
     const assertion = await h.assertion(jwtSecret, 'HS256', { iss: 'jwt-client', aud: aud() });
     expect((await withAssertion(assertion)).status).toBe(200);
+  });
+
+  it('aud as an array is refused, even when it names the issuer (draft-ietf-oauth-rfc7523bis)', async () => {
+    const assertion = await h.assertion(jwtSecret, 'HS256', {
+      iss: 'jwt-client',
+      aud: [h.issuer()],
+    });
+    expectInvalidClient(await withAssertion(assertion));
   });
 
   it.each([
@@ -578,5 +587,42 @@ describe('replay under concurrency', () => {
       expect(response.json().error).toBe('invalid_client');
       expect(response.headers).toMatchObject({ 'content-type': JSON_TYPE, ...NO_STORE });
     }
+  });
+});
+
+describe('a client whose registered key cannot be used', () => {
+  it('fails to authenticate with invalid_client, and the cause reaches onError', async () => {
+    const reported: unknown[] = [];
+    // Well-formed members, but (0, 0) is not a point on P-256: WebCrypto refuses to import it.
+    const offCurve = { kty: 'EC', crv: 'P-256', x: 'A'.repeat(43), y: 'A'.repeat(43), kid: 'bad' };
+    const broken = await createHarness({
+      onError: (error) => reported.push(error),
+      extraClients: [
+        {
+          client_id: 'broken-key-client',
+          token_endpoint_auth_method: 'private_key_jwt',
+          grant_types: ['client_credentials'],
+          scope: 'api:read',
+          jwks: { keys: [offCurve as never] },
+        },
+      ],
+    });
+    const signer = await clientKeyPair('ES256', 'bad');
+    const assertion = await broken.assertion(
+      signer.privateKey,
+      'ES256',
+      {
+        iss: 'broken-key-client',
+      },
+      { kid: 'bad' },
+    );
+    const response = await broken.post(TOKEN, {
+      ...CLIENT_CREDENTIALS,
+      client_assertion: assertion,
+      client_assertion_type: JWT_BEARER,
+    });
+    expectOAuthError(response, 400, 'invalid_client');
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).not.toBeInstanceOf(OAuthError);
   });
 });

@@ -78,6 +78,8 @@ export interface HarnessOptions {
   otherRealms?: RealmInput[];
   /** Builds the store on the harness clock; a plain RecordingStore by default. */
   store?: (now: () => number) => RecordingStore;
+  /** Receives the errors the provider reports to operators. */
+  onError?: (error: unknown) => void;
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -97,6 +99,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     realms: [realm, ...(options.otherRealms ?? [])],
     store,
     now: clock.now,
+    ...(options.onError ? { onError: options.onError } : {}),
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);

@@ -45,17 +45,54 @@ export const ASYMMETRIC_ASSERTION_ALGORITHMS = [
 
 /** Members that only a private or symmetric JWK has: a client's registered JWKS is public. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const CURVE_BYTES = { 'P-256': 32, 'P-384': 48, 'P-521': 66, Ed25519: 32 } as const;
+const MIN_RSA_MODULUS_BYTES = 256;
 
+const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
+const decodedLength = (value: string) => Math.floor((value.length * 3) / 4);
+const jwkCommon = { kid: z.string().optional(), alg: z.string().optional() };
+
+/**
+ * Public keys are checked member by member when the configuration loads, so a malformed key is a
+ * start-up error with its path rather than a failure on every assertion the client sends.
+ */
 const publicJwk = z
-  .looseObject({
-    kty: z.enum(['RSA', 'EC', 'OKP']),
-    kid: z.string().optional(),
-    alg: z.string().optional(),
-  })
+  .discriminatedUnion('kty', [
+    z.looseObject({
+      ...jwkCommon,
+      kty: z.literal('EC'),
+      crv: z.enum(['P-256', 'P-384', 'P-521']),
+      x: base64url,
+      y: base64url,
+    }),
+    z.looseObject({ ...jwkCommon, kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: base64url }),
+    z.looseObject({
+      ...jwkCommon,
+      kty: z.literal('RSA'),
+      n: base64url.refine(
+        (n) => decodedLength(n) >= MIN_RSA_MODULUS_BYTES,
+        'must be a modulus of at least 2048 bits',
+      ),
+      e: base64url,
+    }),
+  ])
   .refine(
     (jwk) => PRIVATE_JWK_MEMBERS.every((member) => !(member in jwk)),
     'must be a public key (no private or symmetric members)',
-  );
+  )
+  .refine((jwk) => {
+    if (jwk.kty === 'RSA') return true;
+    const coordinates = jwk.kty === 'EC' ? [jwk.x, jwk.y] : [jwk.x];
+    return coordinates.every((c) => decodedLength(c) === CURVE_BYTES[jwk.crv]);
+  }, 'coordinates must have the length of the curve');
+
+/** Keys are fetched over TLS; plain http only from this machine (development). */
+const jwksUri = absoluteUrl.refine((value) => {
+  if (!URL.canParse(value)) return true; // absoluteUrl has said so already
+  const url = new URL(value);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+}, 'must be an https URL (http only on localhost)');
 
 export const clientSchema = z.strictObject({
   client_id: z
@@ -100,7 +137,7 @@ export const clientSchema = z.strictObject({
     })
     .optional()
     .describe('Public keys for private_key_jwt.'),
-  jwks_uri: absoluteUrl.optional().describe('Where to fetch the public keys for private_key_jwt.'),
+  jwks_uri: jwksUri.optional().describe('Where to fetch the public keys for private_key_jwt.'),
   redirect_uris: z
     .array(redirectUri)
     .default([])

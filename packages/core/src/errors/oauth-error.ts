@@ -9,6 +9,8 @@ export class OAuthError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** Section 7.2 errors go back to the redirect_uri; 7.1 errors are shown at the provider. */
   readonly redirectable: boolean;
+  /** The client's answer hides a fault operators must hear about: `cause` goes to `onError`. */
+  readonly reportCause: boolean;
 
   constructor(
     code: string,
@@ -18,6 +20,7 @@ export class OAuthError extends Error {
       headers?: Record<string, string>;
       redirectable?: boolean;
       cause?: unknown;
+      reportCause?: boolean;
     } = {},
   ) {
     super(description ? `${code}: ${description}` : code, { cause: options.cause });
@@ -27,6 +30,7 @@ export class OAuthError extends Error {
     this.status = options.status ?? 400;
     this.headers = options.headers ?? {};
     this.redirectable = options.redirectable ?? false;
+    this.reportCause = options.reportCause ?? false;
   }
 }
 
@@ -39,6 +43,9 @@ export const invalidTarget = (description: string) => new OAuthError('invalid_ta
 
 export const unauthorizedClient = (description: string) =>
   new OAuthError('unauthorized_client', description);
+
+export const payloadTooLarge = () =>
+  new OAuthError('invalid_request', 'the request body is too large', { status: 413 });
 
 export const notFound = (description: string) =>
   new OAuthError('not_found', description, { status: 404 });

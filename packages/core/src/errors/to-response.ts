@@ -1,6 +1,6 @@
 import { jsonResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
-import { OAuthError, StoreUnavailableError } from './oauth-error.js';
+import { OAuthError, payloadTooLarge, StoreUnavailableError } from './oauth-error.js';
 
 /**
  * Turns any thrown value into a response. Only `OAuthError`s speak for themselves; everything
@@ -12,6 +12,7 @@ export function errorToResponse(
   onError: (error: unknown) => void,
 ): GatehouseResponse {
   if (error instanceof OAuthError) {
+    if (error.reportCause) reportSafely(onError, error.cause);
     const body: Record<string, string> = { error: error.code };
     if (error.description) body.error_description = error.description;
     return jsonResponse(error.status, body, { ...NO_STORE_HEADERS, ...error.headers });
@@ -49,7 +50,5 @@ export function oauthErrorResponse(error: OAuthError): GatehouseResponse {
 
 /** The answer to a body over the size limit, identical to what the provider itself answers. */
 export function payloadTooLargeResponse(): GatehouseResponse {
-  return oauthErrorResponse(
-    new OAuthError('invalid_request', 'the request body is too large', { status: 413 }),
-  );
+  return oauthErrorResponse(payloadTooLarge());
 }

@@ -1,4 +1,4 @@
-import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import { invalidRequest, payloadTooLarge } from '../errors/oauth-error.js';
 import { decodeUtf8, type Params, paramsFromPairs, parseUrlEncoded } from './form.js';
 import type { GatehouseRequest } from './types.js';
 
@@ -35,7 +35,7 @@ export function readForm(request: GatehouseRequest, maxBodyBytes: number): Param
   const body = request.body ?? '';
   const size = typeof body === 'string' ? new TextEncoder().encode(body).length : body.length;
   if (size > maxBodyBytes) {
-    throw new OAuthError('invalid_request', 'the request body is too large', { status: 413 });
+    throw payloadTooLarge();
   }
   return parseUrlEncoded(typeof body === 'string' ? body : decodeUtf8(body));
 }

@@ -44,7 +44,7 @@ export async function verifyClientAssertion(
       ? [encoder.encode(client.config.client_secret ?? ''), HMAC_ALGORITHMS]
       : [clientKeySet(client), ASYMMETRIC_ASSERTION_ALGORITHMS];
 
-  let payload: { exp?: number; jti?: string };
+  let payload: { exp?: number; jti?: string; aud?: unknown };
   try {
     const verified = await jwtVerify(presented.assertion, key as Parameters<typeof jwtVerify>[1], {
       algorithms: pinned ? [pinned] : [...family],
@@ -58,8 +58,15 @@ export async function verifyClientAssertion(
     payload = verified.payload;
   } catch (error) {
     if (error instanceof errors.JOSEError) return false;
-    throw error;
+    // The client's registered keys are unusable or its jwks_uri unreachable: the client cannot
+    // authenticate, and operators must hear of it.
+    throw new OAuthError('invalid_client', 'the client keys could not be used', {
+      cause: error,
+      reportCause: true,
+    });
   }
+  // A single audience (draft-ietf-oauth-rfc7523bis): an array could carry another server's too.
+  if (typeof payload.aud !== 'string') return false;
 
   const now = nowSeconds(context);
   const exp = payload.exp ?? 0;
