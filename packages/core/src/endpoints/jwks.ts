@@ -3,7 +3,8 @@ import { jsonResponse } from '../http/responses.js';
 
 /** The realm's public signing keys (RFC 7517), including retired keys whose tokens may be live. */
 export const jwksEndpoint: EndpointHandler = async (_request, context) => {
-  const keys = await context.keys.publicKeys(context.realm);
+  // Fresh: a key another instance made must be published before anyone receives its tokens.
+  const keys = await context.keys.publicKeys(context.realm, { fresh: true });
   return jsonResponse(
     200,
     { keys },

@@ -1,4 +1,11 @@
-import { createLocalJWKSet, errors, type JWK, type JWTPayload, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import { SIGNING_ALGORITHMS } from '../config/realm.js';
 import type { RealmContext } from '../context.js';
 
@@ -20,12 +27,7 @@ export async function verifyRealmJwt(
   token: string,
   options: VerifyRealmJwtOptions,
 ): Promise<JWTPayload | undefined> {
-  const publicKeys = await context.keys.publicKeys(context.realm);
-  let keySet = keySets.get(publicKeys);
-  if (!keySet) {
-    keySet = createLocalJWKSet({ keys: [...publicKeys] });
-    keySets.set(publicKeys, keySet);
-  }
+  const keySet = await realmKeySet(context, token);
   try {
     const { payload } = await jwtVerify(token, keySet, {
       algorithms: [...SIGNING_ALGORITHMS],
@@ -39,5 +41,29 @@ export async function verifyRealmJwt(
     if (options.allowExpired && error instanceof errors.JWTExpired) return error.payload;
     if (error instanceof errors.JOSEError) return undefined;
     throw error;
+  }
+}
+
+/** The realm's keys; read afresh once when the token names a kid the cached list lacks. */
+async function realmKeySet(context: RealmContext, token: string): Promise<KeySet> {
+  let publicKeys = await context.keys.publicKeys(context.realm);
+  const kid = headerKid(token);
+  if (kid !== undefined && !publicKeys.some((key) => key.kid === kid)) {
+    publicKeys = await context.keys.publicKeys(context.realm, { fresh: true });
+  }
+  let keySet = keySets.get(publicKeys);
+  if (!keySet) {
+    keySet = createLocalJWKSet({ keys: [...publicKeys] });
+    keySets.set(publicKeys, keySet);
+  }
+  return keySet;
+}
+
+function headerKid(token: string): string | undefined {
+  try {
+    const { kid } = decodeProtectedHeader(token);
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
   }
 }

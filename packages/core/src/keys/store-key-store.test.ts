@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fakeClock } from '../../../../test/support/fixtures.js';
 import type { RealmInput } from '../config/realm.js';
 import { buildRealm, type Realm } from '../realms/realm.js';
@@ -106,7 +106,9 @@ describe('StoreKeyStore', () => {
     expect((await b.currentKey(realm)).kid).toBe(old.kid);
 
     const rotated = await a.rotate(realm);
-    expect(kids(await b.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    // A cached list is served until it is stale; a fresh read (the JWKS endpoint) sees the new key.
+    expect(kids(await b.publicKeys(realm))).toEqual([old.kid]);
+    expect(kids(await b.publicKeys(realm, { fresh: true }))).toEqual([old.kid, rotated.kid]);
     clock.advance(REFRESH_SECONDS + 1);
     expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
   });
@@ -157,5 +159,30 @@ describe('StoreKeyStore', () => {
     expect(retired).toHaveLength(1);
     expect(retired).not.toBe(rotated);
     expect(await keys.publicKeys(realm)).toBe(retired);
+  });
+
+  it('reads the store at most once per refresh interval for cached public keys', async () => {
+    const { clock, keyStore, store } = setup();
+    const keys = keyStore();
+    await keys.currentKey(realm);
+    const reads = vi.spyOn(store, 'get');
+    for (let i = 0; i < 10; i++) await keys.publicKeys(realm);
+    expect(reads).not.toHaveBeenCalled();
+    clock.advance(REFRESH_SECONDS + 1);
+    await keys.publicKeys(realm);
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('lets instances with different signing_alg run side by side without minting keys', async () => {
+    const { keyStore } = setup();
+    const [old, updated] = [keyStore(), keyStore()];
+    const edRealm = keyRealm({ signing_alg: 'EdDSA' });
+    const es = await old.currentKey(realm);
+    const ed = await updated.currentKey(edRealm);
+    for (let i = 0; i < 3; i++) {
+      expect((await old.currentKey(realm)).kid).toBe(es.kid);
+      expect((await updated.currentKey(edRealm)).kid).toBe(ed.kid);
+    }
+    expect(kids(await updated.publicKeys(edRealm, { fresh: true }))).toEqual([es.kid, ed.kid]);
   });
 });

@@ -36,23 +36,15 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async currentKey(realm: Realm): Promise<SigningKey> {
-    let state = this.#realms.get(realm.name);
-    if (!state || this.#now() - state.refreshedAt > REFRESH_MS)
-      state = await this.#refresh(realm.name);
-    const current = state.keys.at(-1);
-    if (current && current.alg === realm.config.signing_alg) return current;
-    return this.#appendOnce(realm);
+    const state = await this.#cached(realm.name);
+    return usableKey(state.keys, realm, this.#nowSeconds()) ?? this.#appendOnce(realm);
   }
 
-  async publicKeys(realm: Realm): Promise<readonly JWK[]> {
+  async publicKeys(realm: Realm, options: { fresh?: boolean } = {}): Promise<readonly JWK[]> {
+    if (options.fresh) await this.#refresh(realm.name);
     await this.currentKey(realm);
-    const state = await this.#refresh(realm.name);
-    const nowSeconds = Math.floor(this.#now() / 1000);
-    const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
-    const published = state.keys.filter((_, index) => {
-      const successor = state.keys[index + 1];
-      return successor === undefined || successor.createdAt + retention > nowSeconds;
-    });
+    const state = await this.#cached(realm.name);
+    const published = publishedKeys(state.keys, realm, this.#nowSeconds());
     if (!state.published || !sameKeys(state.published.keys, published)) {
       state.published = {
         keys: published,
@@ -79,22 +71,34 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async #append(realm: Realm, options: { rotate: boolean }): Promise<SigningKey> {
-    const key = await generateSigningKey(realm.config.signing_alg, Math.floor(this.#now() / 1000));
+    const key = await generateSigningKey(realm.config.signing_alg, this.#nowSeconds());
     for (;;) {
       const state = await this.#refresh(realm.name);
-      const latest = state.keys.at(-1);
-      // Another instance made a key of the realm's algorithm while we generated ours: use theirs.
-      if (!options.rotate && latest?.alg === realm.config.signing_alg) return latest;
+      // Another instance made a usable key while we generated ours: use theirs.
+      const theirs = options.rotate ? undefined : usableKey(state.keys, realm, this.#nowSeconds());
+      if (theirs) return theirs;
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
         // A concurrent refresh may already have read our key back.
         if (state.keys.length === position - 1) state.keys.push(key);
         return key;
       }
-      // Another instance took this position first; its key is as good as ours when it matches.
-      const theirs = (await this.#refresh(realm.name)).keys.at(-1);
-      if (theirs && theirs.alg === realm.config.signing_alg) return theirs;
+      // Another instance took this position first: a concurrent rotation is as good as ours;
+      // otherwise the next turn of the loop adopts its key.
+      const winner = (await this.#refresh(realm.name)).keys.at(-1);
+      if (options.rotate && winner?.alg === realm.config.signing_alg) return winner;
     }
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.#now() / 1000);
+  }
+
+  /** The realm's keys as last read, read again when older than the refresh interval. */
+  async #cached(realmName: string): Promise<RealmKeys> {
+    const state = this.#realms.get(realmName);
+    if (state && this.#now() - state.refreshedAt <= REFRESH_MS) return state;
+    return this.#refresh(realmName);
   }
 
   /** Reads the keys other instances may have appended since we last looked. */
@@ -114,6 +118,34 @@ export class StoreKeyStore implements KeyStore {
     state.refreshedAt = this.#now();
     return state;
   }
+}
+
+/** Keys still in the JWKS: the newest, and each retired one until its tokens have expired. */
+function publishedKeys(
+  keys: readonly SigningKey[],
+  realm: Realm,
+  nowSeconds: number,
+): SigningKey[] {
+  const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
+  return keys.filter((_, index) => {
+    const successor = keys[index + 1];
+    return successor === undefined || successor.createdAt + retention > nowSeconds;
+  });
+}
+
+/**
+ * The newest published key of the realm's algorithm. Not simply the newest key: while instances
+ * with different `signing_alg` settings run side by side (a rolling deploy), each keeps signing
+ * with its own published key instead of appending a new one on every request.
+ */
+function usableKey(
+  keys: readonly SigningKey[],
+  realm: Realm,
+  nowSeconds: number,
+): SigningKey | undefined {
+  return publishedKeys(keys, realm, nowSeconds).findLast(
+    (key) => key.alg === realm.config.signing_alg,
+  );
 }
 
 function sameKeys(a: readonly SigningKey[], b: readonly SigningKey[]): boolean {
