@@ -3,6 +3,9 @@ import { clientSchema } from './client.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
 
+/** A realm's path segment. */
+export const REALM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
@@ -11,7 +14,7 @@ const DAY = 86_400;
 export const realmSchema = z.strictObject({
   name: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+    .regex(REALM_NAME, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
     .describe("The realm's path segment: its issuer is `{base_url}/oauth/{name}`."),
   access_token_ttl: positiveSeconds(600, DAY).describe('Seconds an access token is valid.'),
   id_token_ttl: positiveSeconds(3600, DAY).describe('Seconds an ID token is valid.'),

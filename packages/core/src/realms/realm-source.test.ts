@@ -61,6 +61,15 @@ describe('loaderRealmSource', () => {
     expect(await loaderRealmSource(load, BASE_URL).get('demo')).toBeUndefined();
   });
 
+  it.each(['..', 'de%6Do', 'a b', '', 'x'.repeat(65)])(
+    'never calls the loader with %j, which no realm can be named',
+    async (name) => {
+      const { load, calls } = tableLoader({ [name]: demo() });
+      expect(await loaderRealmSource(load, BASE_URL).get(name)).toBeUndefined();
+      expect(calls).toEqual([]);
+    },
+  );
+
   it('answers undefined when the loader returns a realm of another name', async () => {
     const { load } = tableLoader({ alias: demo() });
     expect(await loaderRealmSource(load, BASE_URL).get('alias')).toBeUndefined();

@@ -1,5 +1,5 @@
 import { ConfigError, joinPath, parseConfig } from '../config/issues.js';
-import { type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
+import { REALM_NAME, type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
 import { realmIssues } from '../config/realm-rules.js';
 import { buildRealm, type Realm } from './realm.js';
 
@@ -52,6 +52,8 @@ export function loaderRealmSource(load: RealmLoader, baseUrl: string): RealmSour
   const built = new WeakMap<object, Realm>();
   return {
     async get(name) {
+      // The host's loader only ever sees names a realm could have, never arbitrary path text.
+      if (!REALM_NAME.test(name)) return undefined;
       const input = await load(name);
       if (input === undefined) return undefined;
       let realm = built.get(input);
