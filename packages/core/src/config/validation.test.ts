@@ -509,16 +509,14 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
     {
       name: 'an EC key whose coordinates do not fit its curve',
       mutate: (d) => {
-        const key = d.client(3).jwks.keys[0];
-        d.client(3).jwks = { keys: [{ ...key, x: 'AAAA' }] };
+        d.client(3).jwks = { keys: [{ ...keys.publicJwk, x: 'AAAA' }] };
       },
       issues: [[at(3, 'jwks.keys[0]'), 'coordinates must have the length of the curve']],
     },
     {
       name: 'a private key in a client JWKS',
       mutate: (d) => {
-        const key = d.client(3).jwks.keys[0];
-        d.client(3).jwks = { keys: [{ ...key, d: key.x }] };
+        d.client(3).jwks = { keys: [{ ...keys.publicJwk, d: keys.publicJwk.x }] };
       },
       issues: [[at(3, 'jwks.keys[0]'), 'must be a public key (no private or symmetric members)']],
     },
