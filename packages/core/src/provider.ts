@@ -71,6 +71,16 @@ export function createProvider(options: ProviderOptions): Provider {
     maxBodyBytes,
   };
   const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
+  // One context per realm object instead of a copy per request (a measurable share of a request).
+  const realmContexts = new WeakMap<Realm, RealmContext>();
+  const realmContext = (realm: Realm): RealmContext => {
+    let built = realmContexts.get(realm);
+    if (!built) {
+      built = { ...context, realm };
+      realmContexts.set(realm, built);
+    }
+    return built;
+  };
 
   async function route(request: GatehouseRequest): Promise<GatehouseResponse> {
     const match = matchPath(request.path);
@@ -79,8 +89,7 @@ export function createProvider(options: ProviderOptions): Provider {
     const realm = await realms.get(match.realmName);
     if (!realm) throw notFound('unknown realm');
     if (!route.methods.includes(request.method)) throw methodNotAllowed(route.methods);
-    const realmContext: RealmContext = { ...context, realm };
-    return route.handler(request, realmContext);
+    return route.handler(request, realmContext(realm));
   }
 
   return {

@@ -1,5 +1,6 @@
 import { base64url } from 'jose';
 import type { RealmContext } from '../context.js';
+import { base64urlFromBytes } from '../crypto/base64url.js';
 
 const encoder = new TextEncoder();
 
@@ -10,9 +11,23 @@ export async function signRealmJwt(
   payload: Record<string, unknown>,
 ): Promise<string> {
   const key = await context.keys.currentKey(context.realm);
-  const header = base64url.encode(JSON.stringify({ alg: key.alg, typ, kid: key.kid }));
-  const body = base64url.encode(JSON.stringify(payload));
-  const signingInput = `${header}.${body}`;
+  const header = base64urlJson(JSON.stringify({ alg: key.alg, typ, kid: key.kid }));
+  const signingInput = `${header}.${base64urlJson(JSON.stringify(payload))}`;
   const signature = await context.signer.sign(key, encoder.encode(signingInput));
-  return `${signingInput}.${base64url.encode(signature)}`;
+  return `${signingInput}.${base64urlFromBytes(signature)}`;
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+const PADDING = 61; // '='
+
+/**
+ * base64url of the UTF-8 of `json`. Plain ASCII, the usual case, goes straight through `btoa`,
+ * several times faster than encoding to bytes first; anything else takes jose's byte path.
+ */
+function base64urlJson(json: string): string {
+  if (NON_ASCII.test(json)) return base64url.encode(json);
+  const base64 = btoa(json);
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === PADDING) end--;
+  return base64.slice(0, end).replaceAll('+', '-').replaceAll('/', '_');
 }

@@ -91,7 +91,12 @@ export async function issueAccessToken(
   return { token, expiresIn: ttl, record };
 }
 
-export const looksLikeJwt = (token: string): boolean => token.split('.').length === 3;
+/** Exactly two dots, counted without splitting: this runs for every token issued and looked up. */
+export function looksLikeJwt(token: string): boolean {
+  const first = token.indexOf('.');
+  const second = first === -1 ? -1 : token.indexOf('.', first + 1);
+  return second !== -1 && token.indexOf('.', second + 1) === -1;
+}
 
 /** JWT records are keyed by jti; opaque ones by a digest, so the store never holds the token. */
 export function accessTokenRecordId(realmName: string, token: string, jti?: string): string {
