@@ -1,0 +1,1 @@
+export { nodeCryptoSigner } from './node-crypto-signer.js';
