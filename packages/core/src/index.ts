@@ -17,6 +17,7 @@ export {
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
 export { oauthErrorResponse, payloadTooLargeResponse } from './errors/to-response.js';
+export { isFormUrlEncoded } from './http/media-type.js';
 export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
 export type { KeyStore } from './keys/key-store.js';
 export type { JwsSigner, SigningKey } from './keys/signing-key.js';

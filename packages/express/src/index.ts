@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import {
   type GatehouseRequest,
   type GatehouseResponse,
+  isFormUrlEncoded,
   joinHeaderValues,
   type Provider,
   payloadTooLargeResponse,
@@ -32,7 +33,7 @@ async function answer(provider: Provider, req: Request): Promise<GatehouseRespon
     if (req.body instanceof Uint8Array || typeof req.body === 'string') {
       return provider.handle({ ...exchange, body: req.body });
     }
-    if (!isUrlEncoded(req)) return provider.handle(exchange);
+    if (!isFormUrlEncoded(req.headers['content-type'])) return provider.handle(exchange);
     const form = formFromParsedBody(req.body);
     return form
       ? provider.handle({ ...exchange, form })
@@ -53,11 +54,6 @@ function requestLine(req: Request): GatehouseRequest {
     query: queryAt === -1 ? '' : req.url.slice(queryAt + 1),
     headers: joinHeaderValues(req.headers),
   };
-}
-
-function isUrlEncoded(req: Request): boolean {
-  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  return mediaType === 'application/x-www-form-urlencoded';
 }
 
 /** Written with Node's own API so Express adds no ETag, 304 or content-type of its own. */

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
-import type { Params } from '../http/form.js';
+import { decodeFormComponent, decodeUtf8, type Params } from '../http/form.js';
 import type { GatehouseRequest } from '../http/types.js';
 import { clientAuthenticationFailed } from './failure.js';
 
@@ -58,15 +58,12 @@ function readBasic(header: string | undefined): { clientId: string; secret: stri
     throw clientAuthenticationFailed('basic');
   if (!match?.[1]) return undefined;
   try {
-    const decoded = new TextDecoder('utf-8', { fatal: true }).decode(
-      Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)),
-    );
+    const decoded = decodeUtf8(Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)));
     const colon = decoded.indexOf(':');
     if (colon < 1) throw new Error('no client_id');
-    const formDecode = (part: string) => decodeURIComponent(part.replaceAll('+', ' '));
     return {
-      clientId: formDecode(decoded.slice(0, colon)),
-      secret: formDecode(decoded.slice(colon + 1)),
+      clientId: decodeFormComponent(decoded.slice(0, colon)),
+      secret: decodeFormComponent(decoded.slice(colon + 1)),
     };
   } catch (cause) {
     throw clientAuthenticationFailed('basic', cause);

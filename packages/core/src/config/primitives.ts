@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** RFC 6749 §3.3 scope-token. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 export const scopeToken = z
   .string()

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { base64url } from 'jose';
+import { base64urlFromBytes } from './base64url.js';
 
 const encoder = new TextEncoder();
 
@@ -9,7 +9,7 @@ export function sha256Bytes(value: string): Uint8Array {
 
 /** A lookup key for a secret value, so stores never hold bearer tokens in the clear. */
 export function tokenDigest(token: string): string {
-  return base64url.encode(sha256Bytes(token));
+  return base64urlFromBytes(sha256Bytes(token));
 }
 
 /**

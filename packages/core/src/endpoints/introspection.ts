@@ -26,7 +26,7 @@ export const introspectionEndpoint: EndpointHandler = async (request, context) =
   // RFC 7662 §2.1: the caller must authenticate; a public client only names itself.
   if (client.config.token_endpoint_auth_method === 'none') throw clientAuthenticationFailed('none');
   const token = requiredToken(params);
-  const record = await findAccessToken(context, token);
+  const record = (await findAccessToken(context, token))?.record;
   if (!record || !mayIntrospect(client, record, context)) {
     return noStoreJson(context.realm.config.introspection_inactive_status, { active: false });
   }

@@ -2,7 +2,7 @@ import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
 import { readForm } from '../http/read-form.js';
 import { emptyResponse, NO_STORE_HEADERS } from '../http/responses.js';
-import { ACCESS_TOKEN_NAMESPACE, accessTokenRecordId } from '../tokens/access-token.js';
+import { ACCESS_TOKEN_NAMESPACE } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
@@ -22,14 +22,10 @@ export const revocationEndpoint: EndpointHandler = async (request, context) => {
     context.realm.url(ENDPOINT_PATHS.revocation),
   );
   const token = requiredToken(params);
-  if (context.realm.config.access_token_retention_policy === 'store') {
-    const record = await findAccessToken(context, token);
-    if (record && record.client_id === client.id) {
-      await context.store.delete(
-        ACCESS_TOKEN_NAMESPACE,
-        accessTokenRecordId(context.realm.name, token, record.jti),
-      );
-    }
+  const found = await findAccessToken(context, token);
+  // Under no-store there is no record (no recordId) and so nothing to revoke.
+  if (found?.recordId !== undefined && found.record.client_id === client.id) {
+    await context.store.delete(ACCESS_TOKEN_NAMESPACE, found.recordId);
   }
   return emptyResponse(200, { ...NO_STORE_HEADERS });
 };

@@ -29,6 +29,6 @@ export const clientCredentialsGrant: GrantHandler = async (params, client, conte
     token_type: 'Bearer',
     expires_in: issued.expiresIn,
   };
-  if (scopes.length > 0) body.scope = scopes.join(' ');
+  if (issued.record.scope !== '') body.scope = issued.record.scope;
   return noStoreJson(200, body);
 };

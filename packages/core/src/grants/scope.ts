@@ -1,3 +1,4 @@
+import { SCOPE_TOKEN } from '../config/primitives.js';
 import { invalidScope } from '../errors/oauth-error.js';
 import type { Client } from '../realms/realm.js';
 
@@ -22,7 +23,7 @@ export function requestedScopes(
 ): string[] {
   if (scope === undefined) return [...fallback];
   const tokens = [...new Set(scope.split(' '))];
-  if (tokens.some((token) => token === '' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token))) {
+  if (!tokens.every((token) => SCOPE_TOKEN.test(token))) {
     throw invalidScope('scope must be space-separated scope tokens');
   }
   const unassigned = tokens.find((token) => !client.scopes.has(token));

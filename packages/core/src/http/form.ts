@@ -1,4 +1,4 @@
-import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import { invalidRequest } from '../errors/oauth-error.js';
 
 /** Parameters of a form or query string: unique names, empty values treated as absent. */
 export class Params {
@@ -37,7 +37,7 @@ export function parseUrlEncoded(input: string): Params {
     const separator = segment.indexOf('=');
     const rawName = separator === -1 ? segment : segment.slice(0, separator);
     const rawValue = separator === -1 ? '' : segment.slice(separator + 1);
-    pairs.push([decodeComponent(rawName), decodeComponent(rawValue)]);
+    pairs.push([decodeFormComponent(rawName), decodeFormComponent(rawValue)]);
   }
   return paramsFromPairs(pairs);
 }
@@ -60,13 +60,14 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-function decodeComponent(raw: string): string {
+/** One name or value of a form: `+` is a space, then percent-decoding as UTF-8. */
+export function decodeFormComponent(raw: string): string {
   // Most names and many values need no decoding; skipping it is a measurable share of a request.
   if (!raw.includes('%') && !raw.includes('+')) return raw;
   try {
     return decodeURIComponent(raw.replaceAll('+', ' '));
   } catch (cause) {
-    throw new OAuthError('invalid_request', 'malformed percent-encoding', { cause });
+    throw invalidRequest('malformed percent-encoding', cause);
   }
 }
 

@@ -1,6 +1,9 @@
 import { invalidRequest, payloadTooLarge } from '../errors/oauth-error.js';
 import { decodeUtf8, type Params, paramsFromPairs, parseUrlEncoded } from './form.js';
+import { parseContentType } from './media-type.js';
 import type { GatehouseRequest } from './types.js';
+
+const encoder = new TextEncoder();
 
 /** Names that carry a credential or a token and so must never travel in a URL. */
 const CREDENTIAL_PARAMETERS = [
@@ -21,22 +24,17 @@ const CREDENTIAL_PARAMETERS = [
  */
 export function readForm(request: GatehouseRequest, maxBodyBytes: number): Params {
   rejectCredentialsInQuery(request.query);
-  const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/x-www-form-urlencoded') {
+  const { type, charset } = parseContentType(request.headers['content-type']);
+  if (type !== 'application/x-www-form-urlencoded') {
     throw invalidRequest('the request body must be application/x-www-form-urlencoded');
   }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(
-    request.headers['content-type'] ?? '',
-  )?.[1];
-  if (charset && charset.toLowerCase() !== 'utf-8') {
+  if (charset !== undefined && charset !== 'utf-8') {
     throw invalidRequest('the request body must be encoded in UTF-8');
   }
   if (request.form) return paramsFromPairs(request.form);
   const body = request.body ?? '';
-  const size = typeof body === 'string' ? new TextEncoder().encode(body).length : body.length;
-  if (size > maxBodyBytes) {
-    throw payloadTooLarge();
-  }
+  const size = typeof body === 'string' ? encoder.encode(body).length : body.length;
+  if (size > maxBodyBytes) throw payloadTooLarge();
   return parseUrlEncoded(typeof body === 'string' ? body : decodeUtf8(body));
 }
 

@@ -1,8 +1,11 @@
 import { base64url } from 'jose';
 import type { RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
+import type { SigningKey } from '../keys/signing-key.js';
 
 const encoder = new TextEncoder();
+/** Encoded protected headers by key and `typ`: they change only when the key does. */
+const encodedHeaders = new WeakMap<SigningKey, Map<string, string>>();
 
 /** Signs `payload` as a compact JWS with the realm's current key. */
 export async function signRealmJwt(
@@ -11,10 +14,24 @@ export async function signRealmJwt(
   payload: Record<string, unknown>,
 ): Promise<string> {
   const key = await context.keys.currentKey(context.realm);
-  const header = base64urlJson(JSON.stringify({ alg: key.alg, typ, kid: key.kid }));
+  const header = encodedHeader(key, typ);
   const signingInput = `${header}.${base64urlJson(JSON.stringify(payload))}`;
   const signature = await context.signer.sign(key, encoder.encode(signingInput));
   return `${signingInput}.${base64urlFromBytes(signature)}`;
+}
+
+function encodedHeader(key: SigningKey, typ: string): string {
+  let byTyp = encodedHeaders.get(key);
+  if (!byTyp) {
+    byTyp = new Map();
+    encodedHeaders.set(key, byTyp);
+  }
+  let header = byTyp.get(typ);
+  if (header === undefined) {
+    header = base64urlJson(JSON.stringify({ alg: key.alg, typ, kid: key.kid }));
+    byTyp.set(typ, header);
+  }
+  return header;
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;

@@ -173,6 +173,15 @@ describe('StoreKeyStore', () => {
     expect(reads).toHaveBeenCalledTimes(1);
   });
 
+  it('shares one store read among concurrent fresh lookups', async () => {
+    const { keyStore, store } = setup();
+    const keys = keyStore();
+    await keys.currentKey(realm);
+    const reads = vi.spyOn(store, 'get');
+    await Promise.all(Array.from({ length: 20 }, () => keys.publicKeys(realm, { fresh: true })));
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
   it('lets instances with different signing_alg run side by side without minting keys', async () => {
     const { keyStore } = setup();
     const [old, updated] = [keyStore(), keyStore()];

@@ -28,7 +28,8 @@ export class StoreKeyStore implements KeyStore {
   readonly #store: Store;
   readonly #now: () => number;
   readonly #realms = new Map<string, RealmKeys>();
-  readonly #pending = new Map<string, Promise<SigningKey>>();
+  readonly #generating = new Map<string, Promise<SigningKey>>();
+  readonly #reading = new Map<string, Promise<RealmKeys>>();
 
   constructor(store: Store, options: { now?: () => number } = {}) {
     this.#store = store;
@@ -60,14 +61,7 @@ export class StoreKeyStore implements KeyStore {
 
   /** One generation at a time per realm in this process, however many requests need a key. */
   #appendOnce(realm: Realm): Promise<SigningKey> {
-    let pending = this.#pending.get(realm.name);
-    if (!pending) {
-      pending = this.#append(realm, { rotate: false }).finally(() =>
-        this.#pending.delete(realm.name),
-      );
-      this.#pending.set(realm.name, pending);
-    }
-    return pending;
+    return shared(this.#generating, realm.name, () => this.#append(realm, { rotate: false }));
   }
 
   async #append(realm: Realm, options: { rotate: boolean }): Promise<SigningKey> {
@@ -101,8 +95,15 @@ export class StoreKeyStore implements KeyStore {
     return this.#refresh(realmName);
   }
 
-  /** Reads the keys other instances may have appended since we last looked. */
-  async #refresh(realmName: string): Promise<RealmKeys> {
+  /**
+   * Reads the keys other instances may have appended since we last looked. Concurrent callers
+   * share one read, so a burst of requests (unknown kids, JWKS fetches) costs one store round trip.
+   */
+  #refresh(realmName: string): Promise<RealmKeys> {
+    return shared(this.#reading, realmName, () => this.#read(realmName));
+  }
+
+  async #read(realmName: string): Promise<RealmKeys> {
     let state = this.#realms.get(realmName);
     if (!state) {
       state = { keys: [], refreshedAt: 0, published: undefined };
@@ -112,12 +113,26 @@ export class StoreKeyStore implements KeyStore {
       const position = state.keys.length + 1;
       const next = await this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
       if (!next) break;
-      // Concurrent refreshes read the same positions; only the first to return appends.
+      // #append may have pushed its own key at this position meanwhile.
       if (state.keys.length === position - 1) state.keys.push(next);
     }
     state.refreshedAt = this.#now();
     return state;
   }
+}
+
+/** The promise already under way for `key`, or a new one from `start`, forgotten once settled. */
+function shared<T>(
+  pending: Map<string, Promise<T>>,
+  key: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  let promise = pending.get(key);
+  if (!promise) {
+    promise = start().finally(() => pending.delete(key));
+    pending.set(key, promise);
+  }
+  return promise;
 }
 
 /** Keys still in the JWKS: the newest, and each retired one until its tokens have expired. */

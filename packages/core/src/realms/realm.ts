@@ -1,3 +1,4 @@
+import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
@@ -13,6 +14,11 @@ export interface Client {
   readonly grantTypes: ReadonlySet<string>;
   /** SHA-256 of the client secret, for constant-time comparison. */
   readonly secretDigest: Uint8Array | undefined;
+  /**
+   * What client assertions are verified with: the secret's bytes for client_secret_jwt, the
+   * registered key set for private_key_jwt (a remote one is fetched on first use), else nothing.
+   */
+  readonly assertionKey: Uint8Array | JWTVerifyGetKey | undefined;
 }
 
 /** A validated, frozen realm: what every handler receives. */
@@ -54,7 +60,17 @@ function buildClient(config: ClientConfig): Client {
     grantTypes: new Set(config.grant_types),
     secretDigest:
       config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
+    assertionKey: assertionKey(config),
   });
+}
+
+function assertionKey(config: ClientConfig): Uint8Array | JWTVerifyGetKey | undefined {
+  const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
+  if (method === 'client_secret_jwt') return new TextEncoder().encode(client_secret);
+  if (method !== 'private_key_jwt') return undefined;
+  return jwks_uri
+    ? createRemoteJWKSet(new URL(jwks_uri))
+    : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
 }
 
 function deepFreeze<T>(value: T): T {

@@ -9,41 +9,39 @@ import {
   looksLikeJwt,
 } from './access-token.js';
 
+export interface FoundAccessToken {
+  record: AccessTokenRecord;
+  /** Where its record is stored; absent under the no-store policy, where there is none. */
+  recordId?: string;
+}
+
 /**
- * Resolves a presented access token to its record, or undefined when it is not a live access
- * token of this realm (unknown, expired, revoked, forged, or another kind of token).
+ * Resolves a presented access token, or undefined when it is not a live access token of this
+ * realm (unknown, expired, revoked, forged, or another kind of token).
  */
 export async function findAccessToken(
   context: RealmContext,
   token: string,
-): Promise<AccessTokenRecord | undefined> {
+): Promise<FoundAccessToken | undefined> {
   const { realm } = context;
   const storePolicy = realm.config.access_token_retention_policy === 'store';
   if (!looksLikeJwt(token)) {
-    return storePolicy
-      ? live(context, await readRecord(context, accessTokenRecordId(realm.name, token)))
-      : undefined;
+    return storePolicy ? stored(context, accessTokenRecordId(realm.name, token)) : undefined;
   }
   const claims = await verifyRealmJwt(context, token, { typ: ACCESS_TOKEN_JWT_TYPE });
   if (!claims || typeof claims.jti !== 'string') return undefined;
-  if (storePolicy)
-    return live(
-      context,
-      await readRecord(context, accessTokenRecordId(realm.name, token, claims.jti)),
-    );
-  return recordFromClaims(realm, claims);
-}
-
-function readRecord(context: RealmContext, id: string): Promise<AccessTokenRecord | undefined> {
-  return context.store.get<AccessTokenRecord>(ACCESS_TOKEN_NAMESPACE, id);
+  if (storePolicy) return stored(context, accessTokenRecordId(realm.name, token, claims.jti));
+  const record = recordFromClaims(realm, claims);
+  return record && { record };
 }
 
 /** Store TTLs may lag by up to a second; the record's own exp is authoritative. */
-function live(
+async function stored(
   context: RealmContext,
-  record: AccessTokenRecord | undefined,
-): AccessTokenRecord | undefined {
-  return record && record.exp * 1000 > context.now() ? record : undefined;
+  recordId: string,
+): Promise<FoundAccessToken | undefined> {
+  const record = await context.store.get<AccessTokenRecord>(ACCESS_TOKEN_NAMESPACE, recordId);
+  return record && record.exp * 1000 > context.now() ? { record, recordId } : undefined;
 }
 
 /** Under no-store the signed claims are all there is; the resource is the audience if declared. */

@@ -1,10 +1,4 @@
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  errors,
-  type JWTVerifyGetKey,
-  jwtVerify,
-} from 'jose';
+import { errors, jwtVerify } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
@@ -17,10 +11,6 @@ export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_JTI_LENGTH = 256;
 const JTI_NAMESPACE = 'assertion_jti';
-
-const remoteKeySets = new WeakMap<Client, JWTVerifyGetKey>();
-const localKeySets = new WeakMap<Client, JWTVerifyGetKey>();
-const encoder = new TextEncoder();
 
 /**
  * client_secret_jwt and private_key_jwt (RFC 7523 §3, OIDC Core §9): the signature is checked
@@ -36,13 +26,13 @@ export async function verifyClientAssertion(
   context: RealmContext,
   endpointUrl: string,
 ): Promise<boolean> {
-  if (!client || presented.kind !== 'assertion') return false;
-  const method = client.config.token_endpoint_auth_method;
+  const key = client?.assertionKey;
+  if (!client || !key || presented.kind !== 'assertion') return false;
   const pinned = client.config.token_endpoint_auth_signing_alg;
-  const [key, family] =
-    method === 'client_secret_jwt'
-      ? [encoder.encode(client.config.client_secret ?? ''), HMAC_ALGORITHMS]
-      : [clientKeySet(client), ASYMMETRIC_ASSERTION_ALGORITHMS];
+  const family =
+    client.config.token_endpoint_auth_method === 'client_secret_jwt'
+      ? HMAC_ALGORITHMS
+      : ASYMMETRIC_ASSERTION_ALGORITHMS;
 
   let payload: { exp?: number; jti?: string; aud?: unknown };
   try {
@@ -85,17 +75,4 @@ export async function verifyClientAssertion(
   const firstUse = await context.store.add(JTI_NAMESPACE, id, {}, remember);
   if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
   return true;
-}
-
-function clientKeySet(client: Client): JWTVerifyGetKey {
-  const { jwks, jwks_uri } = client.config;
-  const cache = jwks_uri ? remoteKeySets : localKeySets;
-  let keySet = cache.get(client);
-  if (!keySet) {
-    keySet = jwks_uri
-      ? createRemoteJWKSet(new URL(jwks_uri))
-      : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
-    cache.set(client, keySet);
-  }
-  return keySet;
 }
