@@ -2,6 +2,7 @@ import { createProvider, type Provider, payloadTooLargeResponse } from '@gatehou
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  basicAuthorization,
   clientKeyPair,
   FORM_HEADERS,
   fakeClock,
@@ -35,8 +36,6 @@ const TOKEN = realmPath('token');
 const INTROSPECT = realmPath('introspect');
 const REVOKE = realmPath('revoke');
 
-const basic = (id: string, secret: string) =>
-  `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`;
 const postClient = { client_id: 'post-client', client_secret: SECRETS.post };
 const clientCredentials = { grant_type: 'client_credentials', ...postClient };
 const postForm = (path: string, body: string | Uint8Array): WireRequest => ({
@@ -123,7 +122,10 @@ const CASES: ContractCase[] = [
     name: 'client_credentials with client_secret_basic',
     request: () => ({
       ...postForm(TOKEN, form({ grant_type: 'client_credentials' })),
-      headers: { ...FORM_HEADERS, authorization: basic('basic-client', SECRETS.basic) },
+      headers: {
+        ...FORM_HEADERS,
+        authorization: basicAuthorization('basic-client', SECRETS.basic),
+      },
     }),
     expected: expectToken,
     survivesPreParsing: true,
@@ -132,7 +134,7 @@ const CASES: ContractCase[] = [
     name: 'wrong client_secret_basic secret',
     request: () => ({
       ...postForm(TOKEN, form({ grant_type: 'client_credentials' })),
-      headers: { ...FORM_HEADERS, authorization: basic('basic-client', 'wrong') },
+      headers: { ...FORM_HEADERS, authorization: basicAuthorization('basic-client', 'wrong') },
     }),
     expected: (snapshot) => {
       expectError(401, 'invalid_client', 'client authentication failed')(snapshot);

@@ -10,6 +10,7 @@ import {
 import type { CryptoKey } from 'jose';
 import { expect } from 'vitest';
 import {
+  basicAuthorization,
   type ClientKeyPair,
   clientAssertion,
   clientKeyPair,
@@ -19,6 +20,8 @@ import {
   SECRETS,
   testRealm,
 } from '../support/fixtures.js';
+
+export { basicAuthorization };
 
 export const BASE_URL = 'https://id.example.com';
 export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -80,13 +83,15 @@ export interface HarnessOptions {
   store?: (now: () => number) => RecordingStore;
   /** Receives the errors the provider reports to operators. */
   onError?: (error: unknown) => void;
+  /** The clock to run on; harnesses that share a store share one clock. */
+  clock?: ReturnType<typeof fakeClock>;
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
 /** A provider over the test realm with a fake clock and a recording store, driven in-process. */
 export async function createHarness(options: HarnessOptions = {}) {
-  const clock = fakeClock();
+  const clock = options.clock ?? fakeClock();
   const keys: ClientKeyPair = await clientKeyPair();
   const base = testRealm(keys, options.realm);
   const realm: RealmInput = {
@@ -207,12 +212,6 @@ export async function createHarness(options: HarnessOptions = {}) {
     issueToken,
     introspect,
   };
-}
-
-/** `Authorization: Basic` value with both halves form-urlencoded first (RFC 6749 §2.3.1). */
-export function basicAuthorization(clientId: string, secret: string): string {
-  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
-  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
 }
 
 /** The headers every token, introspection and revocation answer must carry. */

@@ -131,3 +131,9 @@ export async function clientAssertion(
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 export const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' } as const;
+
+/** `Authorization: Basic` value with both halves form-urlencoded first (RFC 6749 §2.3.1). */
+export function basicAuthorization(clientId: string, secret: string): string {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return `Basic ${btoa(`${encode(clientId)}:${encode(secret)}`)}`;
+}

@@ -16,7 +16,11 @@ export {
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
-export { oauthErrorResponse, payloadTooLargeResponse } from './errors/to-response.js';
+export {
+  errorToResponse,
+  oauthErrorResponse,
+  payloadTooLargeResponse,
+} from './errors/to-response.js';
 export { isFormUrlEncoded } from './http/media-type.js';
 export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
 export type { KeyStore } from './keys/key-store.js';
@@ -25,6 +29,11 @@ export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
 export { createProvider, type Provider, type ProviderOptions } from './provider.js';
 export type { Client, Realm } from './realms/realm.js';
-export { type RealmLoader, type RealmSource, validateRealm } from './realms/realm-source.js';
+export {
+  type RealmLoader,
+  type RealmSource,
+  validateRealm,
+  validateRealms,
+} from './realms/realm-source.js';
 export { MemoryStore } from './store/memory-store.js';
 export type { ConsumeResult, RecordKey, RecordOptions, Store } from './store/store.js';

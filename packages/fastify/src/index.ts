@@ -50,6 +50,7 @@ function toGatehouseRequest(request: FastifyRequest, prefix: string): GatehouseR
   };
 }
 
-function send(reply: FastifyReply, response: GatehouseResponse): FastifyReply {
+/** Writes a Gatehouse response with Fastify; for the host's own routes that answer like Gatehouse. */
+export function send(reply: FastifyReply, response: GatehouseResponse): FastifyReply {
   return reply.code(response.status).headers(response.headers).send(response.body);
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type Provider, StoreUnavailableError } from '@gatehouse/core';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { errorToResponse, OAuthError, oauthErrorResponse, type Provider } from '@gatehouse/core';
+import { send } from '@gatehouse/fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ErrorReporter } from './report-error.js';
 
 export interface AdminOptions {
@@ -31,37 +32,38 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   app.addHook('onRequest', async (request, reply) => {
     if (isAdmin(request.headers.authorization)) return;
     const challenge = request.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer';
-    reply.header('www-authenticate', challenge);
-    return sendError(reply, 401, 'invalid_token');
+    const refusal = new OAuthError('invalid_token', undefined, {
+      status: 401,
+      headers: { 'www-authenticate': challenge },
+    });
+    return send(reply, oauthErrorResponse(refusal));
   });
-  // The same answers as the provider's own: no internal detail ever reaches the caller.
+  // The provider's own error answers: no internal detail ever reaches the caller.
   app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendError(reply, status, 'invalid_request');
-    report(error, { method: request.method, path: pathOf(request) });
-    if (error instanceof StoreUnavailableError) {
-      reply.header('retry-after', '1');
-      return sendError(
-        reply,
-        503,
-        'temporarily_unavailable',
-        'the service is temporarily unavailable',
-      );
-    }
-    return sendError(reply, 500, 'server_error', 'an unexpected error occurred');
+    const response =
+      status >= 400 && status < 500
+        ? oauthErrorResponse(new OAuthError('invalid_request', undefined, { status }))
+        : errorToResponse(error, (unexpected) =>
+            report(unexpected, { method: request.method, path: pathOf(request) }),
+          );
+    return send(reply, response);
   });
 
   app.post<{ Params: { realm: string } }>('/realms/:realm/keys/rotate', async (request, reply) => {
     const { realm } = request.params;
-    if (!(await provider.realm(realm))) return sendError(reply, 404, 'not_found', 'unknown realm');
+    if (!(await provider.realm(realm)))
+      return send(reply, oauthErrorResponse(notFound('unknown realm')));
     await provider.rotateKeys(realm);
     return reply.code(204).send();
   });
 
   app.all('/*', async (_request, reply) =>
-    sendError(reply, 404, 'not_found', 'no such admin endpoint'),
+    send(reply, oauthErrorResponse(notFound('no such admin endpoint'))),
   );
 };
+
+const notFound = (description: string) => new OAuthError('not_found', description, { status: 404 });
 
 /** Compares digests, so neither the content nor the length of the token leaks through timing. */
 function bearerCheck(token: string): (authorization: string | undefined) => boolean {
@@ -74,18 +76,6 @@ function bearerCheck(token: string): (authorization: string | undefined) => bool
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-function sendError(
-  reply: FastifyReply,
-  status: number,
-  error: string,
-  description?: string,
-): FastifyReply {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .send(description ? { error, error_description: description } : { error });
 }
 
 function pathOf(request: FastifyRequest): string {

@@ -5,7 +5,7 @@ import {
   type ConfigIssue,
   type RealmInput,
   realmSchema,
-  validateRealm,
+  validateRealms,
   zodIssues,
 } from '@gatehouse/core';
 import { z } from 'zod';
@@ -94,21 +94,11 @@ export function providerRealm({
 
 /** Core's cross-field rules (unknown scopes, resources without a client...) and unique names. */
 function crossFieldIssues(input: unknown): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  const names = new Set<string>();
-  for (const { index, realm } of wellFormedRealms(input)) {
-    const at = `realms[${index}]`;
-    if (names.has(realm.name))
-      issues.push({ path: `${at}.name`, message: `duplicate realm "${realm.name}"` });
-    names.add(realm.name);
-    try {
-      validateRealm(providerRealm(realm), at);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      issues.push(...error.issues);
-    }
-  }
-  return issues;
+  const entries = wellFormedRealms(input).map(({ index, realm }) => ({
+    path: `realms[${index}]`,
+    input: providerRealm(realm),
+  }));
+  return validateRealms(entries).issues;
 }
 
 function wellFormedRealms(input: unknown): { index: number; realm: ServerRealmConfig }[] {

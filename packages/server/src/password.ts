@@ -29,6 +29,9 @@ const KEY_BYTES = { min: 32, max: 64 } as const;
 
 const HASH_SHAPE = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
+const COST_RULE = `N must be a power of 2 of at least ${MIN_N}`;
+const validCost = (N: number) => N >= MIN_N && (N & (N - 1)) === 0;
+
 /** The parsed hash, or a reason it is not one Gatehouse accepts. */
 export function parsePasswordHash(value: string): ScryptHash | string {
   const match = HASH_SHAPE.exec(value);
@@ -36,7 +39,7 @@ export function parsePasswordHash(value: string): ScryptHash | string {
   const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const salt = Buffer.from(match[4] ?? '', 'base64url');
   const key = Buffer.from(match[5] ?? '', 'base64url');
-  if (N < MIN_N || (N & (N - 1)) !== 0) return `N must be a power of 2 of at least ${MIN_N}`;
+  if (!validCost(N)) return COST_RULE;
   if (r < 1 || p < 1) return 'r and p must be at least 1';
   if (memoryBytes(N, r) > MAX_MEMORY_BYTES) return 'N × r needs more than 256 MiB';
   if (salt.length < MIN_SALT_BYTES) return `the salt must be at least ${MIN_SALT_BYTES} bytes`;
@@ -52,8 +55,7 @@ export async function hashPassword(
   { N = DEFAULT_PARAMETERS.N } = {},
 ): Promise<string> {
   const { r, p } = DEFAULT_PARAMETERS;
-  if (N < MIN_N || (N & (N - 1)) !== 0)
-    throw new RangeError(`N must be a power of 2 of at least ${MIN_N}`);
+  if (!validCost(N)) throw new RangeError(COST_RULE);
   const salt = randomBytes(MIN_SALT_BYTES);
   const key = await derive(password, { N, r, p, salt, key: Buffer.alloc(KEY_BYTES.min) });
   return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');

@@ -1,4 +1,4 @@
-import { ConfigError, joinPath, parseConfig } from '../config/issues.js';
+import { ConfigError, type ConfigIssue, joinPath, parseConfig } from '../config/issues.js';
 import { REALM_NAME, type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
 import { realmIssues } from '../config/realm-rules.js';
 import { buildRealm, type Realm } from './realm.js';
@@ -24,23 +24,40 @@ export function validateRealm(input: unknown, path = ''): RealmConfig {
   return config;
 }
 
-/** Realms fixed at start: validated once, all problems reported together. */
-export function staticRealmSource(inputs: readonly unknown[], baseUrl: string): RealmSource {
-  const realms = new Map<string, Realm>();
-  const issues: ConfigError['issues'][number][] = [];
-  inputs.forEach((input, index) => {
+/**
+ * Validates a list of realms, each under its own path, and collects every problem: each realm's
+ * own, and names used twice. Returns the realms that are valid beside all the issues.
+ */
+export function validateRealms(entries: ReadonlyArray<{ path: string; input: unknown }>): {
+  realms: RealmConfig[];
+  issues: ConfigIssue[];
+} {
+  const realms: RealmConfig[] = [];
+  const issues: ConfigIssue[] = [];
+  const names = new Set<string>();
+  for (const { path, input } of entries) {
     try {
-      const config = validateRealm(input, `realms[${index}]`);
-      if (realms.has(config.name)) {
-        issues.push({ path: `realms[${index}].name`, message: `duplicate realm "${config.name}"` });
+      const config = validateRealm(input, path);
+      if (names.has(config.name)) {
+        issues.push({ path: joinPath(path, 'name'), message: `duplicate realm "${config.name}"` });
       }
-      realms.set(config.name, buildRealm(config, baseUrl));
+      names.add(config.name);
+      realms.push(config);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       issues.push(...error.issues);
     }
-  });
+  }
+  return { realms, issues };
+}
+
+/** Realms fixed at start: validated once, all problems reported together. */
+export function staticRealmSource(inputs: readonly unknown[], baseUrl: string): RealmSource {
+  const { realms: configs, issues } = validateRealms(
+    inputs.map((input, index) => ({ path: `realms[${index}]`, input })),
+  );
   if (issues.length > 0) throw new ConfigError(issues);
+  const realms = new Map(configs.map((config) => [config.name, buildRealm(config, baseUrl)]));
   return { get: async (name) => realms.get(name) };
 }
 

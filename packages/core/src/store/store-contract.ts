@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeClock } from '../../../../test/support/fixtures.js';
 import type { Store } from './store.js';
 
 /**
@@ -16,14 +17,8 @@ export interface ContractTime {
 }
 
 export function fakeTime(ttlSeconds = 60): ContractTime {
-  let current = Date.UTC(2030, 0, 1);
-  return {
-    now: () => current,
-    advance: async (seconds) => {
-      current += seconds * 1000;
-    },
-    ttlSeconds,
-  };
+  const clock = fakeClock();
+  return { now: clock.now, advance: async (seconds) => clock.advance(seconds), ttlSeconds };
 }
 
 export function realTime(ttlSeconds = 1): ContractTime {
