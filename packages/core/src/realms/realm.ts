@@ -1,4 +1,5 @@
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
+import { remoteKeySet } from '../client-auth/remote-key-set.js';
 import type { ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
@@ -68,9 +69,7 @@ function assertionKey(config: ClientConfig): Uint8Array | JWTVerifyGetKey | unde
   const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
   if (method === 'client_secret_jwt') return new TextEncoder().encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
-  return jwks_uri
-    ? createRemoteJWKSet(new URL(jwks_uri))
-    : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+  return jwks_uri ? remoteKeySet(jwks_uri) : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
 }
 
 function deepFreeze<T>(value: T): T {
