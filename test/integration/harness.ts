@@ -2,6 +2,7 @@ import {
   type ClientInput,
   createProvider,
   type GatehouseResponse,
+  type JwsSigner,
   MemoryStore,
   type Provider,
   type RealmInput,
@@ -85,6 +86,8 @@ export interface HarnessOptions {
   onError?: (error: unknown) => void;
   /** The clock to run on; harnesses that share a store share one clock. */
   clock?: ReturnType<typeof fakeClock>;
+  /** Signs the realm's tokens; the provider's WebCrypto default otherwise. */
+  signer?: JwsSigner;
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -105,6 +108,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     store,
     now: clock.now,
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.signer ? { signer: options.signer } : {}),
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);
