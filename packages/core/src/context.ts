@@ -1,4 +1,6 @@
+import type { Accounts } from './accounts/accounts.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import type { InteractionDetails } from './interactions/interaction.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import type { Realm } from './realms/realm.js';
@@ -12,6 +14,9 @@ export interface ProviderContext {
   /** Milliseconds since the epoch; injectable so tests control time. */
   readonly now: () => number;
   readonly maxBodyBytes: number;
+  readonly accounts: Accounts;
+  /** Where the host application's login or consent page for an interaction lives. */
+  readonly interactionUrl: (interaction: InteractionDetails) => string;
 }
 
 export interface RealmContext extends ProviderContext {

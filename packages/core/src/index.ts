@@ -1,3 +1,5 @@
+export { type Account, type Accounts, claimlessAccounts } from './accounts/accounts.js';
+export { claimsForScopes, SCOPE_CLAIMS } from './accounts/claims.js';
 export { type ClientConfig, type ClientInput, clientSchema } from './config/client.js';
 export {
   ConfigError,
@@ -23,11 +25,24 @@ export {
 } from './errors/to-response.js';
 export { isFormUrlEncoded } from './http/media-type.js';
 export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
+export type {
+  ConsentResult,
+  InteractionDetails,
+  InteractionPrompt,
+  InteractionResult,
+  LoginResult,
+} from './interactions/interaction.js';
+export { InteractionError } from './interactions/interactions.js';
 export type { KeyStore } from './keys/key-store.js';
 export type { JwsSigner, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
-export { createProvider, type Provider, type ProviderOptions } from './provider.js';
+export {
+  createProvider,
+  type Interactions,
+  type Provider,
+  type ProviderOptions,
+} from './provider.js';
 export type { Client, Realm } from './realms/realm.js';
 export {
   type RealmLoader,

@@ -1,3 +1,4 @@
+import { type Accounts, claimlessAccounts } from './accounts/accounts.js';
 import { parseConfig } from './config/issues.js';
 import { providerOptionsSchema } from './config/provider.js';
 import type { RealmInput } from './config/realm.js';
@@ -5,6 +6,12 @@ import type { ProviderContext, RealmContext } from './context.js';
 import { methodNotAllowed, notFound } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import type { InteractionDetails, InteractionResult } from './interactions/interaction.js';
+import {
+  finishInteraction,
+  InteractionError,
+  interactionDetails,
+} from './interactions/interactions.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import { StoreKeyStore } from './keys/store-key-store.js';
@@ -31,6 +38,13 @@ export interface ProviderOptions {
   keys?: KeyStore;
   /** Defaults to WebCrypto; `@gatehouse/node-crypto` is faster on Node.js. */
   signer?: JwsSigner;
+  /** The host's user store; without it users have no claims beyond `sub`. */
+  accounts?: Accounts;
+  /**
+   * The URL of the host's login or consent page for an interaction (see docs/interactions.md).
+   * Default: `{issuer}/interaction/{id}`, where the standalone server serves its pages.
+   */
+  interactionUrl?: (interaction: InteractionDetails) => string;
   /** Milliseconds since the epoch. */
   now?: () => number;
   /** Largest accepted request body; larger ones get 413. Default 64 KiB. */
@@ -46,10 +60,23 @@ export interface Provider {
   realm(name: string): Promise<Realm | undefined>;
   /** Rotates a realm's signing key; the old key stays in the JWKS until its tokens expired. */
   rotateKeys(realmName: string): Promise<void>;
+  /** How the host's login and consent pages read and finish interactions. */
+  readonly interactions: Interactions;
   readonly store: Store;
   readonly maxBodyBytes: number;
   /** Closes the store. */
   close(): Promise<void>;
+}
+
+export interface Interactions {
+  /** The interaction, or undefined when it is unknown, expired or already finished. */
+  details(realmName: string, id: string): Promise<InteractionDetails | undefined>;
+  /**
+   * Records the host's result and returns the URL to send the browser to with a 303. Rejects
+   * with `InteractionError` for an unknown, expired or finished interaction, or a result that
+   * does not answer its prompt.
+   */
+  finish(realmName: string, id: string, result: InteractionResult): Promise<string>;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -69,6 +96,10 @@ export function createProvider(options: ProviderOptions): Provider {
     signer: options.signer ?? webCryptoSigner(),
     now,
     maxBodyBytes,
+    accounts: options.accounts ?? claimlessAccounts,
+    interactionUrl:
+      options.interactionUrl ??
+      ((interaction) => `${baseUrl}/oauth/${interaction.realm}/interaction/${interaction.id}`),
   };
   const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
   // One context per realm object instead of a copy per request (a measurable share of a request).
@@ -102,6 +133,17 @@ export function createProvider(options: ProviderOptions): Provider {
       }
     },
     realm: (name) => realms.get(name),
+    interactions: {
+      async details(realmName, id) {
+        const realm = await realms.get(realmName);
+        return realm && interactionDetails(realmContext(realm), id);
+      },
+      async finish(realmName, id, result) {
+        const realm = await realms.get(realmName);
+        if (!realm) throw new InteractionError(`unknown realm "${realmName}"`);
+        return finishInteraction(realmContext(realm), id, result);
+      },
+    },
     async rotateKeys(realmName) {
       const realm = await realms.get(realmName);
       if (!realm) throw new Error(`unknown realm "${realmName}"`);

@@ -62,5 +62,6 @@ function send(res: ServerResponse, response: GatehouseResponse): void {
   if (res.headersSent) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.cookies) res.setHeader('set-cookie', [...response.cookies]);
   res.end(response.body);
 }

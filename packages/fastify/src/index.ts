@@ -52,5 +52,7 @@ function toGatehouseRequest(request: FastifyRequest, prefix: string): GatehouseR
 
 /** Writes a Gatehouse response with Fastify; for the host's own routes that answer like Gatehouse. */
 export function send(reply: FastifyReply, response: GatehouseResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(response.body);
+  reply.code(response.status).headers(response.headers);
+  if (response.cookies) reply.header('set-cookie', [...response.cookies]);
+  return reply.send(response.body);
 }

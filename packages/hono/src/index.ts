@@ -47,8 +47,7 @@ function requestLine(request: Request, mount: string): GatehouseRequest {
 }
 
 function toResponse(response: GatehouseResponse): Response {
-  return new Response(response.body ?? null, {
-    status: response.status,
-    headers: response.headers,
-  });
+  const headers = new Headers(response.headers);
+  for (const cookie of response.cookies ?? []) headers.append('set-cookie', cookie);
+  return new Response(response.body ?? null, { status: response.status, headers });
 }

@@ -24,6 +24,9 @@ export const realmSchema = z.strictObject({
   authorization_code_ttl: positiveSeconds(60, 600).describe(
     'Seconds an authorization code may wait to be exchanged.',
   ),
+  session_ttl: positiveSeconds(14 * DAY, 365 * DAY).describe(
+    'Seconds a browser session (single sign-on) lasts after the user signed in.',
+  ),
   access_token_format: z
     .enum(['jwt', 'opaque'])
     .default('jwt')

@@ -648,6 +648,7 @@ describe('defaults', () => {
       id_token_ttl: 3600,
       refresh_token_ttl: 2_592_000,
       authorization_code_ttl: 60,
+      session_ttl: 1_209_600,
       access_token_format: 'jwt',
       access_token_retention_policy: 'store',
       introspection_inactive_status: 400,

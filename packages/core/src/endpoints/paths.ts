@@ -5,4 +5,9 @@ export const ENDPOINT_PATHS = {
   token: 'token',
   introspection: 'introspect',
   revocation: 'revoke',
+  authorization: 'authorize',
+  authorizationResume: 'authorize/resume',
+  userinfo: 'userinfo',
+  endSession: 'logout',
+  checkSession: 'session/check',
 } as const;

@@ -25,6 +25,8 @@ export interface GatehouseResponse {
   headers: Record<string, string>;
   /** Serialised body, or undefined for an empty one. */
   body?: string;
+  /** `Set-Cookie` values, one header each (they cannot be joined like other headers). */
+  cookies?: readonly string[];
 }
 
 /**

@@ -1,0 +1,54 @@
+import { nowSeconds, type RealmContext } from '../context.js';
+import { tokenDigest } from '../crypto/digest.js';
+import { randomId } from '../crypto/random.js';
+import type { ConsumeResult } from '../store/store.js';
+import type { UserGrant } from './user-grant.js';
+
+export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
+
+/** Everything the token endpoint must check when the code comes back (RFC 6749 §4.1.3). */
+export interface AuthorizationCodeRecord extends UserGrant {
+  redirectUri: string;
+  /** The S256 challenge (RFC 7636), when the request carried one. */
+  codeChallenge?: string;
+  nonce?: string;
+  /** Seconds since the epoch; the record's own expiry is authoritative over the store TTL. */
+  exp: number;
+}
+
+/**
+ * Issues a one-time authorization code. The store holds it under a digest, never in the clear,
+ * and under the grant id so a replay can revoke everything issued from it.
+ */
+export async function issueAuthorizationCode(
+  context: RealmContext,
+  details: Omit<AuthorizationCodeRecord, 'exp'>,
+): Promise<string> {
+  const code = randomId(32);
+  const ttl = context.realm.config.authorization_code_ttl;
+  const record: AuthorizationCodeRecord = { ...details, exp: nowSeconds(context) + ttl };
+  await context.store.set(AUTHORIZATION_CODE_NAMESPACE, codeRecordId(context, code), record, {
+    ttlSeconds: ttl,
+    grantId: details.grantId,
+  });
+  return code;
+}
+
+/**
+ * Marks the code used and returns its record: `firstUse` is true for exactly one caller, however
+ * many race. Undefined for an unknown or expired code.
+ */
+export async function consumeAuthorizationCode(
+  context: RealmContext,
+  code: string,
+): Promise<ConsumeResult<AuthorizationCodeRecord> | undefined> {
+  const consumed = await context.store.consume<AuthorizationCodeRecord>(
+    AUTHORIZATION_CODE_NAMESPACE,
+    codeRecordId(context, code),
+  );
+  if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
+  return consumed;
+}
+
+const codeRecordId = (context: RealmContext, code: string) =>
+  `${context.realm.name}/${tokenDigest(code)}`;
