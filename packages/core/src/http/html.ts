@@ -1,0 +1,43 @@
+import type { GatehouseResponse } from './types.js';
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
+}
+
+/**
+ * Headers of every page Gatehouse renders itself: never framed (clickjacking), never cached,
+ * no referrer leaking the URL's parameters, nothing loaded from anywhere.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+});
+
+/** A minimal page; `title` is escaped here, `bodyHtml` must already be safe HTML. */
+export function htmlPage(
+  status: number,
+  title: string,
+  bodyHtml: string,
+  headers: Record<string, string> = {},
+): GatehouseResponse {
+  return {
+    status,
+    headers: { ...PAGE_HEADERS, ...headers },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body>${bodyHtml}</body></html>`,
+  };
+}
