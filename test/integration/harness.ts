@@ -1,4 +1,5 @@
 import {
+  type Accounts,
   type ClientInput,
   createProvider,
   type GatehouseResponse,
@@ -19,6 +20,7 @@ import {
   fakeClock,
   form,
   SECRETS,
+  TEST_ACCOUNTS,
   testRealm,
 } from '../support/fixtures.js';
 
@@ -88,6 +90,8 @@ export interface HarnessOptions {
   clock?: ReturnType<typeof fakeClock>;
   /** Signs the realm's tokens; the provider's WebCrypto default otherwise. */
   signer?: JwsSigner;
+  /** The user store; `TEST_ACCOUNTS` (test/support/fixtures.ts) by default. */
+  accounts?: Accounts;
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -109,6 +113,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     now: clock.now,
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
+    accounts: options.accounts ?? TEST_ACCOUNTS,
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);
@@ -131,8 +136,8 @@ export async function createHarness(options: HarnessOptions = {}) {
       body: form(fields),
     });
 
-  const get = (path: string, headers: Record<string, string> = {}) =>
-    send({ method: 'GET', path, query: '', headers });
+  const get = (path: string, headers: Record<string, string> = {}, query = '') =>
+    send({ method: 'GET', path, query, headers });
 
   /** A client assertion timed by the fake clock; `iss`/`sub` default to the client, `aud` to the issuer. */
   function assertion(

@@ -1,4 +1,4 @@
-import type { RealmInput } from '@gatehouse/core';
+import type { Accounts, RealmInput } from '@gatehouse/core';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /** A clock tests move by hand. Milliseconds, like Date.now. */
@@ -21,7 +21,33 @@ export const SECRETS = {
   jwt: 'jwt-secret-0123456789abcdef0123456789',
   api: 'api-secret-0123456789abcdef',
   other: 'other-secret-0123456789abcdef',
+  web: 'web-secret-0123456789abcdef',
 } as const;
+
+export const WEB_REDIRECT_URI = 'https://app.example.com/cb';
+export const WEB_LOGOUT_URI = 'https://app.example.com/signed-out';
+
+/** The users behind the test realm's browser flows. */
+export const TEST_USERS: Readonly<Record<string, Record<string, unknown>>> = {
+  alice: {
+    name: 'Alice Liddell',
+    given_name: 'Alice',
+    family_name: 'Liddell',
+    preferred_username: 'alice',
+    locale: 'en',
+    updated_at: 1_700_000_000,
+    email: 'alice@example.com',
+    email_verified: true,
+  },
+  bob: { name: 'Bob', email: 'bob@example.com', email_verified: false },
+};
+
+export const TEST_ACCOUNTS: Accounts = {
+  async findAccount(_realm, sub) {
+    const claims = TEST_USERS[sub];
+    return claims && { sub, claims };
+  },
+};
 
 export interface ClientKeyPair {
   privateKey: CryptoKey;
@@ -98,6 +124,26 @@ export function testRealm(
         client_secret: SECRETS.other,
         token_endpoint_auth_method: 'client_secret_post',
         scope: 'openid',
+      },
+      {
+        client_id: 'web-app',
+        client_name: 'Web App',
+        client_secret: SECRETS.web,
+        token_endpoint_auth_method: 'client_secret_post',
+        redirect_uris: [WEB_REDIRECT_URI],
+        post_logout_redirect_uris: [WEB_LOGOUT_URI],
+        response_types: [
+          'code',
+          'id_token',
+          'id_token token',
+          'code id_token',
+          'code token',
+          'code id_token token',
+          'none',
+        ],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'openid profile email api:read',
+        default_scope: 'openid profile',
       },
     ],
     ...overrides,

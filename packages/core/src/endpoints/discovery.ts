@@ -1,11 +1,30 @@
+import { SCOPE_CLAIMS } from '../accounts/claims.js';
 import { SUPPORTED_CLIENT_AUTH_METHODS } from '../client-auth/methods/registry.js';
-import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../config/client.js';
+import {
+  ASYMMETRIC_ASSERTION_ALGORITHMS,
+  HMAC_ALGORITHMS,
+  RESPONSE_TYPES,
+} from '../config/client.js';
 import type { EndpointHandler } from '../context.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Realm } from '../realms/realm.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
+const ID_TOKEN_CLAIMS = [
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'acr',
+  'amr',
+  'azp',
+  'sid',
+];
+const CLAIMS_SUPPORTED = [...new Set([...ID_TOKEN_CLAIMS, ...[...SCOPE_CLAIMS.values()].flat()])];
 const ASSERTION_ALGORITHMS = [...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORITHMS];
 /** Introspection needs a caller that proves who it is (RFC 7662 §2.1): no `none`. */
 const AUTHENTICATING_METHODS = SUPPORTED_CLIENT_AUTH_METHODS.filter((method) => method !== 'none');
@@ -23,13 +42,20 @@ export const discoveryEndpoint: EndpointHandler = async (_request, context) =>
 export function providerMetadata(realm: Realm): Record<string, unknown> {
   return {
     issuer: realm.issuer,
-    jwks_uri: realm.url(ENDPOINT_PATHS.jwks),
+    authorization_endpoint: realm.url(ENDPOINT_PATHS.authorization),
     token_endpoint: realm.url(ENDPOINT_PATHS.token),
+    userinfo_endpoint: realm.url(ENDPOINT_PATHS.userinfo),
+    jwks_uri: realm.url(ENDPOINT_PATHS.jwks),
     introspection_endpoint: realm.url(ENDPOINT_PATHS.introspection),
     revocation_endpoint: realm.url(ENDPOINT_PATHS.revocation),
+    end_session_endpoint: realm.url(ENDPOINT_PATHS.endSession),
+    check_session_iframe: realm.url(ENDPOINT_PATHS.checkSession),
     scopes_supported: realm.config.scopes,
-    // Required by OIDC Discovery; the authorization endpoint that serves them comes with browser sign-in.
-    response_types_supported: [],
+    response_types_supported: RESPONSE_TYPES,
+    response_modes_supported: ['query', 'fragment'],
+    prompt_values_supported: ['none', 'login', 'consent'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [realm.config.signing_alg],
     grant_types_supported: [...GRANT_REGISTRY.keys()],
@@ -39,6 +65,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     revocation_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

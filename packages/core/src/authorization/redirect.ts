@@ -1,0 +1,58 @@
+import type { GatehouseResponse } from '../http/types.js';
+import type { AuthorizationRequest, ResponseMode } from './request.js';
+
+/** Where and how an authorization response (success or 7.2 error) is delivered. */
+export interface ResponseTarget {
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state?: string;
+}
+
+export function targetOf(request: AuthorizationRequest): ResponseTarget {
+  return {
+    redirectUri: request.redirectUri,
+    responseMode: request.responseMode,
+    ...(request.state === undefined ? {} : { state: request.state }),
+  };
+}
+
+/**
+ * The redirect to the client: parameters in the query (appended to any the registered URI
+ * already has) or in the fragment, always with `state` when sent and `iss` (RFC 9207, against
+ * mix-up attacks). 303 after a POST so the browser never re-sends the form to the client.
+ */
+export function redirectToClient(
+  target: ResponseTarget,
+  params: Record<string, string>,
+  issuer: string,
+  method: string,
+  cookies?: readonly string[],
+): GatehouseResponse {
+  const all: Record<string, string> = { ...params };
+  if (target.state !== undefined) all.state = target.state;
+  all.iss = issuer;
+  const encoded = new URLSearchParams(all).toString();
+  const location =
+    target.responseMode === 'fragment'
+      ? `${target.redirectUri}#${encoded}`
+      : `${target.redirectUri}${target.redirectUri.includes('?') ? '&' : '?'}${encoded}`;
+  return redirect(location, method, cookies);
+}
+
+/** A redirect that carries no credentials to a cache or a referrer. */
+export function redirect(
+  location: string,
+  method: string,
+  cookies?: readonly string[],
+): GatehouseResponse {
+  return {
+    status: method === 'POST' ? 303 : 302,
+    headers: {
+      location,
+      'cache-control': 'no-store',
+      pragma: 'no-cache',
+      'referrer-policy': 'no-referrer',
+    },
+    ...(cookies && cookies.length > 0 ? { cookies } : {}),
+  };
+}

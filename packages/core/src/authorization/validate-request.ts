@@ -1,0 +1,210 @@
+import { SCOPE_TOKEN } from '../config/primitives.js';
+import type { Params } from '../http/form.js';
+import type { Client, Realm } from '../realms/realm.js';
+import { redirected, shownAtProvider } from './authorization-error.js';
+import type { ResponseTarget } from './redirect.js';
+import type { AuthorizationRequest, Prompt, ResponseMode, ResponseType } from './request.js';
+import {
+  carriesTokens,
+  defaultResponseMode,
+  includesCode,
+  includesIdToken,
+  parseResponseType,
+} from './response-type.js';
+
+/** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is exactly 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const MAX_AGE = /^\d{1,9}$/;
+const PROMPTS = new Set<string>(['login', 'consent', 'none']);
+const RESPONSE_MODES = new Set<string>(['query', 'fragment']);
+/** OIDC Core §6 and §7.2.1: features requested that Gatehouse does not offer. */
+const UNSUPPORTED = new Map([
+  ['request', 'request_not_supported'],
+  ['request_uri', 'request_uri_not_supported'],
+  ['registration', 'registration_not_supported'],
+]);
+
+/** The client and where errors may be sent, once client_id and redirect_uri are trusted (§7.1). */
+export interface TrustedTarget {
+  client: Client;
+  target: ResponseTarget;
+}
+
+/**
+ * Section 7.1: until client_id names a client of the realm and redirect_uri is one of its
+ * registered URIs — compared as exact strings, no normalisation of case, encoding or trailing
+ * slashes — nothing may be redirected.
+ */
+export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
+  const clientId = params.get('client_id');
+  const client = clientId === undefined ? undefined : realm.clients.get(clientId);
+  if (!client)
+    throw shownAtProvider('invalid_client_id', 'client_id is not a client of this realm');
+  const redirectUri = params.get('redirect_uri');
+  if (redirectUri === undefined || !client.config.redirect_uris.includes(redirectUri)) {
+    throw shownAtProvider('invalid_redirect_uri', 'redirect_uri is not registered for this client');
+  }
+  const responseType = parseResponseType(params.get('response_type') ?? '');
+  const requestedMode = params.get('response_mode');
+  const responseMode =
+    requestedMode === 'query' || requestedMode === 'fragment'
+      ? requestedMode === 'query' && responseType !== undefined && carriesTokens(responseType)
+        ? 'fragment'
+        : requestedMode
+      : defaultResponseMode(responseType);
+  const state = params.get('state');
+  return {
+    client,
+    target: { redirectUri, responseMode, ...(state === undefined ? {} : { state }) },
+  };
+}
+
+/**
+ * Every remaining check of interface §4.1 and §7.2, in the order a client would want to hear
+ * about them. Each failure is redirected to the trusted target.
+ */
+export function validateRequest(
+  params: Params,
+  realm: Realm,
+  { client, target }: TrustedTarget,
+): AuthorizationRequest {
+  for (const [name, code] of UNSUPPORTED) {
+    if (params.has(name)) throw redirected(code, `the ${name} parameter is not supported`);
+  }
+  const responseType = checkResponseType(params, client);
+  const responseMode = checkResponseMode(params, client, responseType);
+  const scopes = checkScopes(params, client, responseType);
+  const resource = checkResource(params, realm, scopes);
+  const codeChallenge = checkPkce(params, client, responseType);
+  const nonce = params.get('nonce');
+  if (includesIdToken(responseType) && nonce === undefined) {
+    throw redirected('nonce_required', 'nonce is required when an id_token is returned');
+  }
+  const request: AuthorizationRequest = {
+    clientId: client.id,
+    redirectUri: target.redirectUri,
+    responseType,
+    responseMode,
+    scopes,
+    prompt: checkPrompt(params),
+  };
+  const optional = {
+    state: target.state,
+    nonce,
+    codeChallenge,
+    resource,
+    maxAge: checkMaxAge(params),
+    uiLocales: spaceSeparated(params.get('ui_locales')),
+    acrValues: spaceSeparated(params.get('acr_values')),
+    loginHint: params.get('login_hint'),
+  };
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined) Object.assign(request, { [key]: value });
+  }
+  return request;
+}
+
+function checkResponseType(params: Params, client: Client): ResponseType {
+  const value = params.get('response_type');
+  if (value === undefined) throw redirected('invalid_request', 'response_type is required');
+  const responseType = parseResponseType(value);
+  if (responseType === undefined || !client.config.response_types.includes(responseType)) {
+    throw redirected('invalid_response_type', 'response_type is not allowed for this client');
+  }
+  return responseType;
+}
+
+function checkResponseMode(params: Params, client: Client, type: ResponseType): ResponseMode {
+  const requested = params.get('response_mode');
+  if (requested === undefined) return defaultResponseMode(type);
+  if (
+    !RESPONSE_MODES.has(requested) ||
+    !client.config.response_modes.includes(requested as ResponseMode)
+  ) {
+    throw redirected('invalid_response_mode', 'response_mode is not allowed for this client');
+  }
+  if (requested === 'query' && carriesTokens(type)) {
+    throw redirected('invalid_response_mode', 'tokens are never returned in the query string');
+  }
+  return requested as ResponseMode;
+}
+
+function checkScopes(params: Params, client: Client, type: ResponseType): string[] {
+  const scope = params.get('scope');
+  const scopes = scope === undefined ? [...client.defaultScopes] : [...new Set(scope.split(' '))];
+  if (scopes.length === 0 || !scopes.every((token) => SCOPE_TOKEN.test(token))) {
+    throw redirected('invalid_scope', 'scope must be space-separated scope tokens');
+  }
+  const unassigned = scopes.find((token) => !client.scopes.has(token));
+  if (unassigned !== undefined) {
+    throw redirected('invalid_scope', `scope "${unassigned}" is not assigned to this client`);
+  }
+  if (includesIdToken(type) && !scopes.includes('openid')) {
+    throw redirected('invalid_scope', 'an id_token needs the openid scope');
+  }
+  return scopes;
+}
+
+function checkResource(params: Params, realm: Realm, scopes: string[]): string | undefined {
+  const uri = params.get('resource');
+  if (uri === undefined) return undefined;
+  const resource = realm.resources.get(uri);
+  if (!resource)
+    throw redirected('invalid_request', 'resource is not a Protected Resource of this realm');
+  if (resource.scopes.length > 0 && !scopes.some((scope) => resource.scopes.includes(scope))) {
+    throw redirected('invalid_request', 'the requested scopes are insufficient for the resource');
+  }
+  return uri;
+}
+
+/** RFC 7636 with S256 only; the challenge is required when the client enforces PKCE. */
+function checkPkce(params: Params, client: Client, type: ResponseType): string | undefined {
+  if (!includesCode(type)) return undefined;
+  const challenge = params.get('code_challenge');
+  const method = params.get('code_challenge_method');
+  if (challenge === undefined) {
+    if (client.config.require_pkce || method !== undefined) {
+      throw redirected('invalid_code_challenge', 'code_challenge is required');
+    }
+    return undefined;
+  }
+  if (method === undefined) {
+    throw redirected('invalid_code_challenge_method', 'code_challenge_method is required');
+  }
+  if (method !== 'S256') {
+    throw redirected(
+      'invalid_code_challenge_method',
+      'only the S256 code_challenge_method is supported',
+    );
+  }
+  if (!S256_CHALLENGE.test(challenge)) {
+    throw redirected('invalid_code_challenge', 'code_challenge must be a base64url SHA-256 hash');
+  }
+  return challenge;
+}
+
+function checkPrompt(params: Params): Prompt[] {
+  const value = params.get('prompt');
+  if (value === undefined) return [];
+  const prompts = [...new Set(value.split(' '))];
+  if (!prompts.every((prompt) => PROMPTS.has(prompt))) {
+    throw redirected('invalid_request', 'prompt must be login, consent, "login consent" or none');
+  }
+  if (prompts.includes('none') && prompts.length > 1) {
+    throw redirected('invalid_request', 'prompt=none cannot be combined with other values');
+  }
+  return prompts as Prompt[];
+}
+
+function checkMaxAge(params: Params): number | undefined {
+  const value = params.get('max_age');
+  if (value === undefined) return undefined;
+  if (!MAX_AGE.test(value))
+    throw redirected('invalid_request', 'max_age must be a number of seconds');
+  return Number(value);
+}
+
+function spaceSeparated(value: string | undefined): string[] | undefined {
+  const parts = value?.split(' ').filter((part) => part !== '');
+  return parts && parts.length > 0 ? parts : undefined;
+}
