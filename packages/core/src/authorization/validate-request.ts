@@ -45,18 +45,30 @@ export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
     throw shownAtProvider('invalid_redirect_uri', 'redirect_uri is not registered for this client');
   }
   const responseType = parseResponseType(params.get('response_type') ?? '');
-  const requestedMode = params.get('response_mode');
-  const responseMode =
-    requestedMode === 'query' || requestedMode === 'fragment'
-      ? requestedMode === 'query' && responseType !== undefined && carriesTokens(responseType)
-        ? 'fragment'
-        : requestedMode
-      : defaultResponseMode(responseType);
   const state = params.get('state');
   return {
     client,
-    target: { redirectUri, responseMode, ...(state === undefined ? {} : { state }) },
+    target: {
+      redirectUri,
+      responseMode: errorResponseMode(params.get('response_mode'), client, responseType),
+      ...(state === undefined ? {} : { state }),
+    },
   };
+}
+
+/**
+ * How errors reach the client: the requested mode if the client may use it, else the default of
+ * the response type; never the query for a response type that carries tokens.
+ */
+function errorResponseMode(
+  requested: string | undefined,
+  client: Client,
+  type: ResponseType | undefined,
+): ResponseMode {
+  const fallback = defaultResponseMode(type);
+  if (requested !== 'query' && requested !== 'fragment') return fallback;
+  if (!client.config.response_modes.includes(requested)) return fallback;
+  return requested === 'query' ? fallback : requested;
 }
 
 /**
