@@ -70,10 +70,7 @@ export function browser(h: Harness, jar = new CookieJar()) {
    * The whole sign-in: authorization request, login as `sub` if asked, consent to everything
    * asked if asked, and the final redirect to the client.
    */
-  async function signIn(
-    params: Record<string, string> = {},
-    sub = 'alice',
-  ): Promise<TestResponse> {
+  async function signIn(params: Record<string, string> = {}, sub = 'alice'): Promise<TestResponse> {
     let response = await authorize(params);
     for (let step = 0; step < 3 && isInteraction(h, response); step++) {
       const details = await h.provider.interactions.details('test', interactionId(response));
@@ -112,7 +109,9 @@ export function clientParams(response: TestResponse): {
 } {
   const location = response.headers.location;
   if (!location?.startsWith(WEB_REDIRECT_URI)) {
-    throw new Error(`not a redirect to the client: ${response.status} ${location} ${response.body}`);
+    throw new Error(
+      `not a redirect to the client: ${response.status} ${location} ${response.body}`,
+    );
   }
   const url = new URL(location);
   const mode = url.hash ? 'fragment' : 'query';

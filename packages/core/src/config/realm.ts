@@ -19,7 +19,7 @@ export const realmSchema = z.strictObject({
   access_token_ttl: positiveSeconds(600, DAY).describe('Seconds an access token is valid.'),
   id_token_ttl: positiveSeconds(3600, DAY).describe('Seconds an ID token is valid.'),
   refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY).describe(
-    'Seconds a refresh token is valid.',
+    'Seconds a grant can be refreshed, counted from the authorization; rotation does not extend it.',
   ),
   authorization_code_ttl: positiveSeconds(60, 600).describe(
     'Seconds an authorization code may wait to be exchanged.',

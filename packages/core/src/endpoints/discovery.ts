@@ -58,7 +58,8 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [realm.config.signing_alg],
-    grant_types_supported: [...GRANT_REGISTRY.keys()],
+    // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
+    grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'],
     token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     introspection_endpoint_auth_methods_supported: AUTHENTICATING_METHODS,

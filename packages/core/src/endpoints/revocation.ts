@@ -4,6 +4,7 @@ import { readForm } from '../http/read-form.js';
 import { emptyResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import { ACCESS_TOKEN_NAMESPACE } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
+import { findRefreshToken } from '../tokens/refresh-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
 
@@ -11,7 +12,9 @@ import { requiredToken } from './token-parameter.js';
  * Token revocation (RFC 7009, interface §4.9 and §7.4). Errors only for a failed client
  * authentication or a malformed request; otherwise 200, whether or not the token existed or
  * belonged to the caller. Under the `no-store` policy access tokens have no record, so revoking
- * one changes nothing and it stays usable until it expires.
+ * one changes nothing and it stays usable until it expires. A refresh token takes its whole grant
+ * with it: every refresh and access token issued from the same authorization (RFC 7009 §2.1).
+ * `token_type_hint` is ignored: access tokens are looked for first, then refresh tokens.
  */
 export const revocationEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
@@ -23,9 +26,14 @@ export const revocationEndpoint: EndpointHandler = async (request, context) => {
   );
   const token = requiredToken(params);
   const found = await findAccessToken(context, token);
-  // Under no-store there is no record (no recordId) and so nothing to revoke.
-  if (found?.recordId !== undefined && found.record.client_id === client.id) {
-    await context.store.delete(ACCESS_TOKEN_NAMESPACE, found.recordId);
+  if (found) {
+    // Under no-store there is no record (no recordId) and so nothing to revoke.
+    if (found.recordId !== undefined && found.record.client_id === client.id) {
+      await context.store.delete(ACCESS_TOKEN_NAMESPACE, found.recordId);
+    }
+  } else {
+    const refresh = await findRefreshToken(context, token);
+    if (refresh?.clientId === client.id) await context.store.revokeGrant(refresh.grantId);
   }
   return emptyResponse(200, { ...NO_STORE_HEADERS });
 };

@@ -39,6 +39,8 @@ export const invalidRequest = (description: string, cause?: unknown) =>
 
 export const invalidScope = (description: string) => new OAuthError('invalid_scope', description);
 
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
 export const invalidTarget = (description: string) => new OAuthError('invalid_target', description);
 
 export const unauthorizedClient = (description: string) =>

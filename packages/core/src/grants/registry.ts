@@ -1,7 +1,11 @@
+import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantHandler } from './grant.js';
+import { refreshTokenGrant } from './refresh-token.js';
 
 /** Token-endpoint grants by `grant_type`. Later grants register here. */
 export const GRANT_REGISTRY: ReadonlyMap<string, GrantHandler> = new Map([
+  ['authorization_code', authorizationCodeGrant],
   ['client_credentials', clientCredentialsGrant],
+  ['refresh_token', refreshTokenGrant],
 ]);

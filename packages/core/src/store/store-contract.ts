@@ -207,6 +207,12 @@ export function describeStoreContract(
         });
       });
 
+      it('leaves a used record readable by get until it expires (reuse detection reads it)', async () => {
+        await store.set(NS, id('code'), { sub: 'alice' }, ttl());
+        await store.consume(NS, id('code'));
+        expect(await store.get(NS, id('code'))).toEqual({ sub: 'alice' });
+      });
+
       it(`gives exactly one of ${CONCURRENT_CALLERS} concurrent callers the first use`, async () => {
         await store.set(NS, id('code'), { sub: 'alice' }, ttl());
         const results = await Promise.all(

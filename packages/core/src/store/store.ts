@@ -29,7 +29,8 @@ export interface Store {
    * Marks a one-time record (an authorization code, a CIBA result) as used and returns it.
    * Atomic: of any number of concurrent callers exactly one sees `firstUse: true`; the others,
    * and every later caller, see `firstUse: false` with the same value, so replays can be
-   * detected and answered. The record keeps its original expiry. Undefined when absent/expired.
+   * detected and answered. The record keeps its original expiry and stays readable by `get`.
+   * Undefined when absent/expired.
    */
   consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined>;
 

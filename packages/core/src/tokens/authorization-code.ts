@@ -50,5 +50,14 @@ export async function consumeAuthorizationCode(
   return consumed;
 }
 
+/**
+ * Whether the code's record is still stored, used or not. False once its grant was revoked: the
+ * token endpoint asks after issuing tokens, to catch a replay that revoked the grant meanwhile.
+ */
+export async function authorizationCodeHeld(context: RealmContext, code: string): Promise<boolean> {
+  const record = await context.store.get(AUTHORIZATION_CODE_NAMESPACE, codeRecordId(context, code));
+  return record !== undefined;
+}
+
 const codeRecordId = (context: RealmContext, code: string) =>
   `${context.realm.name}/${tokenDigest(code)}`;

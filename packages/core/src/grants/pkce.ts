@@ -1,0 +1,37 @@
+import { base64urlFromBytes } from '../crypto/base64url.js';
+import { secretMatches, sha256Bytes } from '../crypto/digest.js';
+import { invalidGrant } from '../errors/oauth-error.js';
+
+/** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** The S256 `code_challenge` of a verifier (RFC 7636 §4.2): base64url(SHA-256(verifier)). */
+export function s256Challenge(verifier: string): string {
+  return base64urlFromBytes(sha256Bytes(verifier));
+}
+
+/**
+ * RFC 7636 §4.6 at the token endpoint; every failure is invalid_grant. A code bound to a
+ * challenge needs its verifier. A code without one must not be sent a verifier either: an
+ * attacker who stripped the challenge from the authorization request would otherwise pass as a
+ * PKCE client (PKCE downgrade, RFC 9700 §2.1.1).
+ */
+export function checkCodeVerifier(
+  challenge: string | undefined,
+  verifier: string | undefined,
+): void {
+  if (challenge === undefined) {
+    if (verifier !== undefined) {
+      throw invalidGrant('code_verifier sent for a code issued without code_challenge');
+    }
+    return;
+  }
+  if (verifier === undefined) throw invalidGrant('code_verifier is required for this code');
+  if (!CODE_VERIFIER.test(verifier)) {
+    throw invalidGrant('code_verifier must be 43 to 128 unreserved characters');
+  }
+  // Digests of both sides, so the comparison takes as long wherever the strings differ.
+  if (!secretMatches(s256Challenge(verifier), sha256Bytes(challenge))) {
+    throw invalidGrant('code_verifier does not match the code_challenge');
+  }
+}
