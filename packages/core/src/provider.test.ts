@@ -129,7 +129,7 @@ describe('provider.handle routing', () => {
   });
 
   it.each([
-    '/oauth/test/userinfo',
+    '/oauth/test/registration',
     '/oauth/test/jwks/extra',
     '/oauth/test',
     '/oauth/test/',

@@ -1,10 +1,15 @@
 import type { EndpointHandler } from './context.js';
+import { authorizationEndpoint } from './endpoints/authorization.js';
+import { authorizationResumeEndpoint } from './endpoints/authorization-resume.js';
+import { checkSessionEndpoint } from './endpoints/check-session.js';
 import { discoveryEndpoint } from './endpoints/discovery.js';
+import { endSessionEndpoint } from './endpoints/end-session.js';
 import { introspectionEndpoint } from './endpoints/introspection.js';
 import { jwksEndpoint } from './endpoints/jwks.js';
 import { ENDPOINT_PATHS } from './endpoints/paths.js';
 import { revocationEndpoint } from './endpoints/revocation.js';
 import { tokenEndpoint } from './endpoints/token.js';
+import { userinfoEndpoint } from './endpoints/userinfo.js';
 
 export interface Route {
   readonly methods: readonly string[];
@@ -21,6 +26,13 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   [ENDPOINT_PATHS.token, { methods: POST, handler: tokenEndpoint }],
   [ENDPOINT_PATHS.introspection, { methods: POST, handler: introspectionEndpoint }],
   [ENDPOINT_PATHS.revocation, { methods: POST, handler: revocationEndpoint }],
+  // No HEAD on the browser endpoints: a link checker's HEAD must not start, resume or end a sign-in.
+  [ENDPOINT_PATHS.authorization, { methods: ['GET', 'POST'], handler: authorizationEndpoint }],
+  [ENDPOINT_PATHS.authorizationResume, { methods: ['GET'], handler: authorizationResumeEndpoint }],
+  // OPTIONS: the CORS preflight of browser applications sending `Authorization`.
+  [ENDPOINT_PATHS.userinfo, { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint }],
+  [ENDPOINT_PATHS.endSession, { methods: ['GET', 'POST'], handler: endSessionEndpoint }],
+  [ENDPOINT_PATHS.checkSession, { methods: GET, handler: checkSessionEndpoint }],
 ]);
 
 const REALM_PATH = /^\/oauth\/([^/]+)\/(.+)$/;

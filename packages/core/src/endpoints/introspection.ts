@@ -1,3 +1,4 @@
+import { claimsForScopes } from '../accounts/claims.js';
 import { authenticateClient } from '../client-auth/authenticate.js';
 import { clientAuthenticationFailed } from '../client-auth/failure.js';
 import type { EndpointHandler, RealmContext } from '../context.js';
@@ -27,11 +28,21 @@ export const introspectionEndpoint: EndpointHandler = async (request, context) =
   if (client.config.token_endpoint_auth_method === 'none') throw clientAuthenticationFailed('none');
   const token = requiredToken(params);
   const record = (await findAccessToken(context, token))?.record;
-  if (!record || !mayIntrospect(client, record, context)) {
-    return noStoreJson(context.realm.config.introspection_inactive_status, { active: false });
+  if (!record || !mayIntrospect(client, record, context)) return inactive(context);
+  const body = activeResponse(record, context);
+  // `profile` is a user scope, which client credentials never grant (grants/client-credentials.ts):
+  // this is a user's token even under no-store, where the token carries no grant_id.
+  if (record.scope.split(' ').includes('profile')) {
+    const account = await context.accounts.findAccount(context.realm.name, record.sub);
+    // A token whose user is gone grants nothing, as at userinfo.
+    if (!account) return inactive(context);
+    Object.assign(body, profileClaims(account.claims));
   }
-  return noStoreJson(200, activeResponse(record, context));
+  return noStoreJson(200, body);
 };
+
+const inactive = (context: RealmContext) =>
+  noStoreJson(context.realm.config.introspection_inactive_status, { active: false });
 
 function mayIntrospect(client: Client, record: AccessTokenRecord, context: RealmContext): boolean {
   if (record.resource === undefined) return record.client_id === client.id;
@@ -53,5 +64,37 @@ function activeResponse(record: AccessTokenRecord, context: RealmContext): Recor
     jti: record.jti,
   };
   if (record.resource !== undefined) body.resource = record.resource;
+  return body;
+}
+
+/** The profile claims of interface §2.6, in its order; the nullable ones are always present. */
+const INTROSPECTION_PROFILE_CLAIMS = [
+  'updated_at',
+  'locale',
+  'zoneinfo',
+  'birthdate',
+  'gender',
+  'picture',
+  'profile',
+  'preferred_username',
+  'nickname',
+  'middle_name',
+  'given_name',
+  'family_name',
+  'name',
+] as const;
+const NULLABLE_PROFILE_CLAIMS: ReadonlySet<string> = new Set([
+  'birthdate',
+  'gender',
+  'middle_name',
+]);
+
+function profileClaims(claims: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const released = claimsForScopes(claims, ['profile']);
+  const body: Record<string, unknown> = {};
+  for (const name of INTROSPECTION_PROFILE_CLAIMS) {
+    if (released[name] !== undefined) body[name] = released[name];
+    else if (NULLABLE_PROFILE_CLAIMS.has(name)) body[name] = null;
+  }
   return body;
 }

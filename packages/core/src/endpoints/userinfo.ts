@@ -1,0 +1,95 @@
+import { claimsForScopes } from '../accounts/claims.js';
+import type { EndpointHandler } from '../context.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import { type BearerErrorCode, bearerChallenge, bearerError, bearerToken } from '../http/bearer.js';
+import { parseUrlEncoded } from '../http/form.js';
+import { emptyResponse, NO_STORE_HEADERS, noStoreJson } from '../http/responses.js';
+import type { GatehouseRequest } from '../http/types.js';
+import { findAccessToken } from '../tokens/find-access-token.js';
+
+/**
+ * Bearer requests carry no cookies, so any origin may call (single-page applications); the
+ * challenge header must be readable by their scripts.
+ */
+const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'WWW-Authenticate',
+});
+
+const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...CORS_HEADERS,
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'Authorization',
+  'access-control-max-age': '600',
+});
+
+/**
+ * The UserInfo endpoint (OIDC Core §5.3, interface §4.5 and §2.7): the claims the user's granted
+ * scopes release, for a Bearer access token in the `Authorization` header (RFC 6750 §2.1). The
+ * token is never accepted from the URL or the body (RFC 9700 §2.5).
+ */
+export const userinfoEndpoint: EndpointHandler = async (request, context) => {
+  if (request.method === 'OPTIONS') return emptyResponse(204, { ...PREFLIGHT_HEADERS });
+  const { realm } = context;
+  const fail = (code: BearerErrorCode, description: string, scope?: string) =>
+    bearerError(realm.issuer, code, description, {
+      headers: { ...CORS_HEADERS },
+      ...(scope === undefined ? {} : { scope }),
+    });
+
+  if (tokenInQuery(request.query, fail)) {
+    throw fail('invalid_request', 'the access token must be sent in the Authorization header');
+  }
+  if (request.method === 'POST' && hasBody(request)) {
+    throw fail('invalid_request', 'the request body must be empty');
+  }
+  const token = bearerToken(request, realm.issuer, { ...CORS_HEADERS });
+  if (token === undefined) {
+    return emptyResponse(401, {
+      ...NO_STORE_HEADERS,
+      ...CORS_HEADERS,
+      'www-authenticate': bearerChallenge(realm.issuer),
+    });
+  }
+
+  const record = (await findAccessToken(context, token))?.record;
+  if (!record) throw fail('invalid_token', 'the access token is invalid, expired or revoked');
+  const scopes = record.scope.split(' ');
+  if (!scopes.includes('openid')) {
+    throw fail('insufficient_scope', 'the access token was not granted the openid scope', 'openid');
+  }
+  const account = await context.accounts.findAccount(realm.name, record.sub);
+  if (!account) throw fail('invalid_token', 'the user of the access token no longer exists');
+
+  return noStoreJson(
+    200,
+    {
+      ...claimsForScopes(account.claims, scopes),
+      sub: record.sub,
+      iss: realm.issuer,
+      aud: record.client_id,
+      iat: record.iat,
+      nbf: record.nbf,
+      exp: record.exp,
+    },
+    { ...CORS_HEADERS },
+  );
+};
+
+function tokenInQuery(
+  query: string,
+  fail: (code: BearerErrorCode, description: string) => OAuthError,
+): boolean {
+  if (query === '') return false;
+  try {
+    return parseUrlEncoded(query).has('access_token');
+  } catch (error) {
+    if (error instanceof OAuthError) throw fail('invalid_request', error.description ?? error.code);
+    throw error;
+  }
+}
+
+function hasBody(request: GatehouseRequest): boolean {
+  if (request.form) return request.form.length > 0;
+  return request.body !== undefined && request.body.length > 0;
+}
