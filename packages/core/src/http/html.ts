@@ -15,14 +15,15 @@ export function escapeHtml(value: string): string {
 
 /**
  * Headers of every page Gatehouse renders itself: never framed (clickjacking), never cached,
- * no referrer leaking the URL's parameters, nothing loaded from anywhere.
+ * no referrer leaking the URL's parameters, nothing loaded from anywhere. No `form-action`:
+ * browsers apply it to the redirects that follow a form's POST, and those go to the client.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   pragma: 'no-cache',
   'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
