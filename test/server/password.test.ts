@@ -32,6 +32,18 @@ describe('password hashes', () => {
     expect(await verifyPassword('correct horsf', parsed(first as string))).toBe(false);
   });
 
+  it('answers every one of many verifications started together, each rightly', async () => {
+    const hash = parsed(BOB_PASSWORD_HASH);
+    const attempts = ['bob-password', 'x', 'bob-password', 'y', 'bob-password'];
+    expect(await Promise.all(attempts.map((password) => verifyPassword(password, hash)))).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+  });
+
   it('refuses to make a hash cheaper than config validation accepts', async () => {
     await expect(hashPassword('correct horse', { N: 2 ** 13 })).rejects.toThrow(
       'N must be a power of 2',

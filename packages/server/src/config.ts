@@ -61,7 +61,9 @@ export const serverConfigSchema = z.strictObject({
     .describe(
       'Bearer token for /admin/*; absent turns the admin API off. Use 32+ random characters.',
     ),
-  cookie_secret: secret('Signs and encrypts session and CSRF cookies.').optional(),
+  cookie_secret: secret(
+    'Keys the CSRF tokens of the login and consent forms; instances behind one base_url share it. Absent: a random key per process.',
+  ).optional(),
   print_credentials: z
     .boolean()
     .default(false)

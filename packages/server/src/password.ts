@@ -1,20 +1,13 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
-
-const scrypt = promisify(scryptCallback) as (
-  password: string,
-  salt: Buffer,
-  keyLength: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { scryptAsync } from '@noble/hashes/scrypt.js';
 
 /** Parameters of a stored password hash: `scrypt$N$r$p$salt$key`, salt and key in base64url. */
 export interface ScryptHash {
   readonly N: number;
   readonly r: number;
   readonly p: number;
-  readonly salt: Buffer;
-  readonly key: Buffer;
+  readonly salt: Uint8Array;
+  readonly key: Uint8Array;
 }
 
 export const PASSWORD_HASH_FORMAT = 'scrypt$<N>$<r>$<p>$<salt>$<key>';
@@ -22,10 +15,15 @@ export const PASSWORD_HASH_FORMAT = 'scrypt$<N>$<r>$<p>$<salt>$<key>';
 /** What new hashes use: the OWASP minimum for scrypt (N=2^17, r=8, p=1), 128 MiB per hash. */
 const DEFAULT_PARAMETERS = { N: 2 ** 17, r: 8, p: 1 } as const;
 /** Bounds a config file cannot go beyond: weaker hashes are refused, costlier ones could stall login. */
-const MIN_N = 2 ** 14;
+export const MIN_N = 2 ** 14;
 const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 const MIN_SALT_BYTES = 16;
 const KEY_BYTES = { min: 32, max: 64 } as const;
+/**
+ * Derivations running at once. Pure-JS scrypt holds its whole N×r buffer until it finishes, and
+ * nothing else bounds how many login forms arrive together: two at a time is at most 512 MiB.
+ */
+const MAX_CONCURRENT_DERIVATIONS = 2;
 
 const HASH_SHAPE = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
@@ -54,11 +52,25 @@ export async function hashPassword(
   password: string,
   { N = DEFAULT_PARAMETERS.N } = {},
 ): Promise<string> {
+  const hash = await passwordHash(password, N);
+  return ['scrypt', hash.N, hash.r, hash.p, base64url(hash.salt), base64url(hash.key)].join('$');
+}
+
+/** Like hashPassword, parsed: for passwords that never leave memory. */
+export async function passwordHash(password: string, N: number): Promise<ScryptHash> {
   const { r, p } = DEFAULT_PARAMETERS;
   if (!validCost(N)) throw new RangeError(COST_RULE);
   const salt = randomBytes(MIN_SALT_BYTES);
-  const key = await derive(password, { N, r, p, salt, key: Buffer.alloc(KEY_BYTES.min) });
-  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, { N, r, p, salt, key: new Uint8Array(KEY_BYTES.min) });
+  return { N, r, p, salt, key };
+}
+
+/**
+ * A hash no password matches, costing what a verification against a hash with these parameters
+ * costs: what an unknown username is checked against, so timing does not tell it apart.
+ */
+export function unmatchableHash({ N, r, p, key }: Omit<ScryptHash, 'salt'>): ScryptHash {
+  return { N, r, p, salt: randomBytes(MIN_SALT_BYTES), key: randomBytes(key.length) };
 }
 
 /** Whether the password matches the hash; constant-time in the key comparison. */
@@ -66,16 +78,34 @@ export async function verifyPassword(password: string, hash: ScryptHash): Promis
   return timingSafeEqual(await derive(password, hash), hash.key);
 }
 
-function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Buffer> {
-  // node:crypto's scrypt runs on the libuv pool, so a login never blocks the event loop.
-  return scrypt(password.normalize('NFC'), salt, key.length, {
-    N,
-    r,
-    p,
-    maxmem: memoryBytes(N, r) + 1024 * 1024,
-  });
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Uint8Array> {
+  if (running >= MAX_CONCURRENT_DERIVATIONS) {
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running += 1;
+  }
+  try {
+    // The async variant yields to the event loop every 10 ms, so other requests keep flowing.
+    return await scryptAsync(password.normalize('NFC'), salt, {
+      N,
+      r,
+      p,
+      dkLen: key.length,
+      maxmem: memoryBytes(N, r) + 1024 * 1024,
+    });
+  } finally {
+    // The slot passes straight to the next waiter, so `running` never overshoots the limit.
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
 }
 
 function memoryBytes(N: number, r: number): number {
   return 128 * N * r;
 }
+
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');

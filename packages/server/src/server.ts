@@ -8,9 +8,13 @@ import {
 import { gatehouse } from '@gatehouse/fastify';
 import { nodeCryptoSigner } from '@gatehouse/node-crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { UserDirectory } from './accounts.js';
 import { adminRoutes } from './admin.js';
 import { providerRealm, type ServerConfig } from './config.js';
+import { CsrfTokens } from './csrf.js';
 import { healthRoutes } from './health.js';
+import { interactionRoutes, redirectSources } from './interaction-routes.js';
+import { LoginThrottle } from './login-throttle.js';
 import { type ErrorReporter, reportToStderr } from './report-error.js';
 
 export interface ServerOptions {
@@ -21,25 +25,36 @@ export interface ServerOptions {
   report?: ErrorReporter;
   /** How long `/healthz` waits for the store. Default 2 s. */
   healthTimeoutMs?: number;
+  /** Milliseconds since the epoch, for the provider, the default store and the login throttle. */
+  now?: () => number;
 }
 
 export interface Server {
   app: FastifyInstance;
   provider: Provider;
+  /** The config's users, as the provider's `Accounts` and the login page's password check. */
+  users: UserDirectory;
 }
 
 /**
  * The standalone server: Gatehouse mounted at the root of a Fastify app (so realm R's issuer is
- * `{base_url}/oauth/R`), plus `/healthz` and, when an admin_token is set, `/admin/*`.
- * Closing the app closes the provider and its store.
+ * `{base_url}/oauth/R`), its login and consent pages at `{issuer}/interaction/{id}`, plus
+ * `/healthz` and, when an admin_token is set, `/admin/*`. Closing the app closes the provider
+ * and its store.
  */
 export function buildServer(config: ServerConfig, options: ServerOptions = {}): Server {
   const report = options.report ?? reportToStderr;
+  const now = options.now ?? Date.now;
+  const users = new UserDirectory(config.realms);
   const provider = createProvider({
     baseUrl: config.base_url,
     realms: config.realms.map(providerRealm),
-    store: options.store ?? new MemoryStore(),
+    store: options.store ?? new MemoryStore({ now }),
     signer: options.signer ?? nodeCryptoSigner(),
+    accounts: users,
+    interactionUrl: ({ realm, id }) =>
+      `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,
+    now,
     onError: report,
   });
   // No logger: request logs would carry credentials (Authorization headers, form bodies).
@@ -49,6 +64,35 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   if (config.admin_token !== undefined) {
     app.register(adminRoutes, { prefix: '/admin', provider, token: config.admin_token, report });
   }
+  app.register(interactionRoutes, {
+    interactions: provider.interactions,
+    users,
+    csrf: new CsrfTokens(config.cookie_secret),
+    throttle: new LoginThrottle({ now }),
+    baseUrl: config.base_url,
+    formTargets: clientRedirectSources(config),
+    report,
+  });
   app.register(gatehouse, { provider });
-  return { app, provider };
+  // Plain-text passwords are hashed in the background once the server listens rather than at the
+  // first login (tests that only inject requests hash them when a login first needs them). A
+  // failure is retried by that first login.
+  app.addHook('onListen', (done) => {
+    users.prepare().catch(() => {});
+    done();
+  });
+  return { app, provider, users };
+}
+
+/** The CSP form-action sources of each client's redirect URIs, by realm and client. */
+function clientRedirectSources(config: ServerConfig) {
+  const sources = new Map(
+    config.realms.flatMap((realm) =>
+      realm.clients.map((client) => [
+        `${realm.name}/${client.client_id}`,
+        redirectSources(client.redirect_uris),
+      ]),
+    ),
+  );
+  return (realm: string, clientId: string) => sources.get(`${realm}/${clientId}`) ?? [];
 }

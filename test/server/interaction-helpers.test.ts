@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { UserDirectory } from '../../packages/server/src/accounts.js';
+import { CsrfTokens, readCookie } from '../../packages/server/src/csrf.js';
+import { pickLocale } from '../../packages/server/src/i18n.js';
+import { redirectSources } from '../../packages/server/src/interaction-routes.js';
+import { escapeHtml, html, SafeHtml } from '../../packages/server/src/pages/layout.js';
+import type { ScryptHash } from '../../packages/server/src/password.js';
+import { BOB_PASSWORD_HASH } from './support.js';
+
+const SCOPE = { path: '/oauth/demo/interaction', secure: false };
+const SECRET = 'cookie-secret-0123456789abcdef0123456789';
+
+describe('pickLocale', () => {
+  it.each([
+    [undefined, 'en'],
+    [[], 'en'],
+    [['fr'], 'fr'],
+    [['FR-ca'], 'fr'],
+    [['de', 'fr', 'en'], 'fr'],
+    [['en-GB', 'fr'], 'en'],
+    [['de', 'it'], 'en'],
+  ])('picks from %j: %s', (tags, locale) => {
+    expect(pickLocale(tags)).toBe(locale);
+  });
+});
+
+describe('html', () => {
+  it('escapes every interpolation except SafeHtml, arrays included', () => {
+    const item = (text: string) => html`<li>${text}</li>`;
+    expect(
+      html`<p title="${'"&\''}">${['<b>', item('<i>')]}${new SafeHtml('<br>')}</p>`.value,
+    ).toBe('<p title="&quot;&amp;&#39;">&lt;b&gt;<li>&lt;i&gt;</li><br></p>');
+    expect(escapeHtml('<a href="x">&\'')).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&#39;');
+  });
+});
+
+describe('CsrfTokens', () => {
+  it('gives a new browser a 256-bit key and keeps a valid one', () => {
+    const csrf = new CsrfTokens(SECRET);
+    const first = csrf.browserKey(undefined, SCOPE);
+    expect(first.value).toMatch(/^[\w-]{43}$/);
+    expect(first.setCookie).toBe(
+      `gh_csrf=${first.value}; Path=/oauth/demo/interaction; HttpOnly; SameSite=Lax`,
+    );
+    expect(csrf.browserKey(`a=b; gh_csrf=${first.value}`, SCOPE)).toEqual({ value: first.value });
+    expect(csrf.browserKey('gh_csrf=short', SCOPE).setCookie).toBeDefined();
+  });
+
+  it('binds a token to the secret, the realm, the interaction and the browser', () => {
+    const csrf = new CsrfTokens(SECRET);
+    const key = csrf.browserKey(undefined, SCOPE).value;
+    const cookie = `gh_csrf=${key}`;
+    const token = csrf.token(key, 'demo', 'i1');
+    expect(csrf.verify(cookie, 'demo', 'i1', token)).toBe(true);
+    expect(csrf.verify(cookie, 'demo', 'i2', token)).toBe(false);
+    expect(csrf.verify(cookie, 'staff', 'i1', token)).toBe(false);
+    expect(csrf.verify(`gh_csrf=${'A'.repeat(43)}`, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(undefined, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(cookie, 'demo', 'i1', null)).toBe(false);
+    expect(csrf.verify(cookie, 'demo', 'i1', `${token}=`)).toBe(false);
+    // Same secret, same token (several instances); another secret, another token.
+    expect(new CsrfTokens(SECRET).token(key, 'demo', 'i1')).toBe(token);
+    expect(new CsrfTokens(`${SECRET}x`).verify(cookie, 'demo', 'i1', token)).toBe(false);
+    // Without a configured secret, a random one.
+    expect(new CsrfTokens(undefined).verify(cookie, 'demo', 'i1', token)).toBe(false);
+  });
+
+  it('reads the first cookie of a name', () => {
+    expect(readCookie('x=1; gh_csrf=a; gh_csrf=b', 'gh_csrf')).toBe('a');
+    expect(readCookie('gh_csrfx=1', 'gh_csrf')).toBeUndefined();
+  });
+});
+
+describe('redirectSources', () => {
+  it('keeps the origins of web redirect URIs and the schemes of native ones', () => {
+    expect(
+      redirectSources([
+        'https://app.example.com/cb',
+        'https://app.example.com/other',
+        'http://127.0.0.1:8080/callback',
+        'com.example.app:/oauth',
+      ]),
+    ).toEqual(['https://app.example.com', 'http://127.0.0.1:8080', 'com.example.app:']);
+  });
+});
+
+describe('UserDirectory', () => {
+  const realm = {
+    name: 'demo',
+    users: [
+      { sub: 'bob-sub', username: 'bob', password_hash: BOB_PASSWORD_HASH, claims: {} },
+      {
+        sub: 'carol-sub',
+        username: 'carol',
+        password_hash: BOB_PASSWORD_HASH,
+        claims: { name: 'Carol' },
+      },
+    ],
+  };
+
+  it('checks an unknown username against a hash of the realm’s usual cost', async () => {
+    const checked: ScryptHash[] = [];
+    const users = new UserDirectory([realm], {
+      verify: async (_password, hash) => {
+        checked.push(hash);
+        return false;
+      },
+    });
+    expect(await users.authenticate('demo', 'nobody', 'bob-password')).toBeUndefined();
+    expect(await users.authenticate('demo', 'bob', 'bob-password')).toBeUndefined();
+    const [unknown, known] = checked;
+    expect(unknown).toMatchObject({ N: 16384, r: 8, p: 1 });
+    expect(unknown?.key.length).toBe(known?.key.length);
+    expect(unknown?.salt).not.toEqual(known?.salt);
+  });
+
+  it('finds accounts by realm and subject', async () => {
+    const users = new UserDirectory([realm]);
+    expect(await users.findAccount('demo', 'carol-sub')).toEqual({
+      sub: 'carol-sub',
+      claims: { name: 'Carol' },
+    });
+    expect(await users.findAccount('demo', 'carol')).toBeUndefined();
+    expect(await users.findAccount('other', 'carol-sub')).toBeUndefined();
+    expect(users.displayName('demo', 'carol-sub')).toBe('Carol');
+    expect(users.displayName('demo', 'bob-sub')).toBe('bob');
+  });
+
+  it('matches usernames exactly and needs the right password', async () => {
+    const users = new UserDirectory([realm]);
+    expect(await users.authenticate('demo', 'bob', 'bob-password')).toBe('bob-sub');
+    expect(await users.authenticate('demo', 'Bob', 'bob-password')).toBeUndefined();
+    expect(await users.authenticate('other', 'bob', 'bob-password')).toBeUndefined();
+  });
+});

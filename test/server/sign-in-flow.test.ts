@@ -1,0 +1,215 @@
+import { buildServer, parseServerConfig } from '@gatehouse/server';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CODE_VERIFIER, S256_CHALLENGE } from '../integration/browser.js';
+import { basicAuthorization, fakeClock, SECRETS } from '../support/fixtures.js';
+import { csrfTokenOf, expectPageHeaders, InjectBrowser } from './pages-support.js';
+import { validConfig, withChanges } from './support.js';
+
+const REDIRECT_URI = 'https://app.example.com/cb';
+const COOKIE_SECRET = 'cookie-secret-0123456789abcdef0123456789';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+/** The standalone server of the shared test config, with a browser on it. */
+function server(baseUrl = 'http://127.0.0.1:3000', now?: () => number) {
+  const config = parseServerConfig(
+    withChanges(validConfig(), {
+      base_url: baseUrl,
+      cookie_secret: COOKIE_SECRET,
+      'realms.0.clients.2.client_name': 'Web app',
+    }),
+  );
+  const { app } = buildServer(config, now ? { now } : {});
+  apps.push(app);
+  return { app, browser: new InjectBrowser(app, baseUrl), issuer: `${baseUrl}/oauth/demo` };
+}
+
+function authorizeUrl(issuer: string, params: Record<string, string> = {}) {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'web',
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid profile',
+    state: 'state-123',
+    nonce: 'nonce-123',
+    code_challenge: S256_CHALLENGE,
+    code_challenge_method: 'S256',
+    ...params,
+  });
+  return `${issuer}/authorize?${query}`;
+}
+
+/** The parameters of the final redirect to the client. */
+function atClient(response: LightMyRequestResponse): Record<string, string> {
+  expect(response.statusCode).toBeOneOf([302, 303]);
+  const location = String(response.headers.location);
+  expect(location.startsWith(`${REDIRECT_URI}?`), location).toBe(true);
+  return Object.fromEntries(new URL(location).searchParams);
+}
+
+/** Posts the page's form with `fields` and its CSRF token; every answer to a POST is a 303. */
+async function submit(
+  browser: InjectBrowser,
+  page: LightMyRequestResponse,
+  url: string,
+  fields: Record<string, string>,
+) {
+  const response = await browser.post(url, { ...fields, csrf_token: csrfTokenOf(page.body) });
+  expect(response.statusCode, response.body).toBe(303);
+  expectPageHeaders(response.headers);
+  return response;
+}
+
+/** Through the login page and, when asked, the consent page; the answer that leaves the server. */
+async function signIn(
+  s: ReturnType<typeof server>,
+  params: Record<string, string> = {},
+  decision = 'allow',
+) {
+  const { browser, issuer } = s;
+  const start = await browser.get(authorizeUrl(issuer, params));
+  expect(start.statusCode).toBe(302);
+  const loginUrl = String(start.headers.location);
+  expect(loginUrl).toMatch(new RegExp(`^${issuer}/interaction/[\\w-]{22,}$`));
+  const login = await browser.follow(start);
+  expect(login.statusCode).toBe(200);
+  expect(login.body).toContain('name="password"');
+  const signedIn = await submit(browser, login, loginUrl, {
+    username: 'alice',
+    password: 'alice-password',
+  });
+  expect(String(signedIn.headers.location)).toMatch(
+    new RegExp(`^${issuer}/authorize/resume\\?interaction=`),
+  );
+  const afterLogin = await browser.follow(signedIn);
+  if (afterLogin.statusCode !== 200) return { login, consent: undefined, final: afterLogin };
+  // The resume sent the browser to a second interaction: the consent page.
+  expect(afterLogin.body).toContain('name="decision"');
+  const consentUrl = browser.lastUrl;
+  const decided = await submit(browser, afterLogin, consentUrl, { decision });
+  return { login, consent: afterLogin, final: await browser.follow(decided) };
+}
+
+describe('sign-in through the built-in pages', () => {
+  it('logs in, consents and lands on the client with code, state and iss; the code is redeemable', async () => {
+    const s = server();
+    const { consent, final } = await signIn(s);
+    expect(consent?.body).toContain('Web app asks for access to your account');
+    expect(consent?.body).toContain('<code>profile</code>');
+    const params = atClient(final);
+    expect(params).toEqual({
+      code: expect.any(String),
+      state: 'state-123',
+      iss: s.issuer,
+      session_state: expect.any(String),
+    });
+
+    const token = await s.app.inject({
+      method: 'POST',
+      url: '/oauth/demo/token',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuthorization('web', SECRETS.basic),
+      },
+      payload: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: params.code as string,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: CODE_VERIFIER,
+      }).toString(),
+    });
+    expect(token.statusCode, token.body).toBe(200);
+    const { access_token, id_token } = token.json();
+    expect(id_token).toEqual(expect.any(String));
+    // The claims come from the config's users through the server's Accounts adapter.
+    const userinfo = await s.app.inject({
+      url: '/oauth/demo/userinfo',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(userinfo.json()).toMatchObject({ sub: 'alice', name: 'Alice' });
+  });
+
+  it('leaves an HttpOnly, SameSite=Lax session cookie, so prompt=none then succeeds silently', async () => {
+    const s = server();
+    await signIn(s);
+    expect(s.browser.setCookies.get('gh_session')).toMatch(
+      /^gh_session=[\w-]+; Path=\/oauth\/demo; SameSite=Lax; Max-Age=\d+; HttpOnly$/,
+    );
+    const silent = await s.browser.get(authorizeUrl(s.issuer, { prompt: 'none' }));
+    expect(atClient(silent)).toEqual({
+      code: expect.any(String),
+      state: 'state-123',
+      iss: s.issuer,
+      session_state: expect.any(String),
+    });
+  });
+
+  it('marks every cookie Secure when base_url is https', async () => {
+    const s = server('https://id.example.com');
+    atClient((await signIn(s)).final);
+    for (const name of ['gh_csrf', 'gh_session']) {
+      const attributes = s.browser.setCookies.get(name)?.split('; ').slice(1);
+      expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Lax', 'Secure']));
+    }
+  });
+
+  it('ends at the client with access_denied when the user denies', async () => {
+    const s = server();
+    const { final } = await signIn(s, {}, 'deny');
+    expect(atClient(final)).toEqual({
+      error: 'access_denied',
+      error_description: expect.any(String),
+      state: 'state-123',
+      iss: s.issuer,
+    });
+  });
+
+  it('speaks French all the way with ui_locales=fr', async () => {
+    const s = server();
+    const { login, consent, final } = await signIn(s, { ui_locales: 'fr' });
+    expect(login.body).toContain('<html lang="fr">');
+    expect(login.body).toContain('Se connecter');
+    expect(consent?.body).toContain('<html lang="fr">');
+    expect(consent?.body).toContain('Web app demande l’accès à votre compte');
+    expect(atClient(final).code).toEqual(expect.any(String));
+  });
+
+  it('allows the form posts to lead to the client (CSP form-action)', async () => {
+    const s = server();
+    const { login } = await signIn(s);
+    expect(login.headers['content-security-policy']).toContain(
+      "form-action 'self' https://app.example.com;",
+    );
+  });
+
+  it('serves the pages before the Gatehouse catch-all: an unknown interaction is a page, not JSON', async () => {
+    const { app } = server();
+    const response = await app.inject({ url: '/oauth/demo/interaction/unknown' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expectPageHeaders(response.headers);
+    // Other methods still reach the provider.
+    const put = await app.inject({ method: 'PUT', url: '/oauth/demo/interaction/unknown' });
+    expect(put.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('throttles failed logins on the injected clock, which the provider shares', async () => {
+    const clock = fakeClock();
+    const s = server('http://127.0.0.1:3000', clock.now);
+    const tryPassword = async (password: string) => {
+      const login = await s.browser.follow(await s.browser.get(authorizeUrl(s.issuer)));
+      const fields = { username: 'alice', password, csrf_token: csrfTokenOf(login.body) };
+      return s.browser.post(s.browser.lastUrl, fields);
+    };
+    for (let failure = 0; failure < 5; failure += 1) {
+      expect((await tryPassword('wrong-password')).statusCode).toBe(401);
+    }
+    expect((await tryPassword('alice-password')).statusCode).toBe(429);
+    clock.advance(900);
+    expect((await tryPassword('alice-password')).statusCode).toBe(303);
+  });
+});
