@@ -1,11 +1,16 @@
-import { createProvider, type RealmInput } from '@gatehouse/core';
+import {
+  createProvider,
+  type Interactions,
+  type ProviderOptions,
+  type RealmInput,
+} from '@gatehouse/core';
 import type { AdapterHarness } from '../adapters/harnesses.js';
 
 /**
  * The public URL Gatehouse is configured with, as behind a TLS-terminating proxy. A reserved
  * name (RFC 6761): `loopbackFetch` routes it to the local port, so nothing leaves the machine.
  */
-const PUBLIC_ORIGIN = 'https://idp.e2e.test';
+export const PUBLIC_ORIGIN = 'https://idp.e2e.test';
 const PREFIX = '/auth';
 
 export interface RunningGatehouse {
@@ -13,8 +18,13 @@ export interface RunningGatehouse {
   issuer(realmName: string): string;
   /** A fetch that sends requests for the public origin to the server on its loopback port. */
   fetch(url: string, init: RequestInit): Promise<Response>;
+  /** What the host app's login and consent pages call. */
+  interactions: Interactions;
   close(): Promise<void>;
 }
+
+/** What the host app plugs into Gatehouse: its user store and its own login page. */
+export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl'>;
 
 /**
  * Gatehouse mounted under a prefix in a host app of one framework, over real HTTP on a loopback
@@ -25,13 +35,15 @@ export interface RunningGatehouse {
 export async function startGatehouse(
   harness: AdapterHarness,
   realms: readonly RealmInput[],
+  host: HostOptions = {},
 ): Promise<RunningGatehouse> {
   const baseUrl = `${PUBLIC_ORIGIN}${PREFIX}`;
-  const provider = createProvider({ baseUrl, realms });
+  const provider = createProvider({ baseUrl, realms, ...host });
   const app = await harness.start([{ prefix: PREFIX, provider }]);
   return {
     issuer: (realmName) => `${baseUrl}/oauth/${realmName}`,
     fetch: loopbackFetch(app.origin),
+    interactions: provider.interactions,
     async close() {
       await app.close();
       await provider.close();

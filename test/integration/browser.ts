@@ -33,7 +33,7 @@ export class CookieJar {
 }
 
 /** A browser on the provider: follows our own redirects by hand and keeps cookies. */
-export function browser(h: Harness, jar = new CookieJar()) {
+export function browser(h: Harness, jar = new CookieJar(), realm = 'test') {
   /** GETs an absolute URL of the provider. */
   async function visit(url: string): Promise<TestResponse> {
     const { pathname, search } = new URL(url);
@@ -56,13 +56,13 @@ export function browser(h: Harness, jar = new CookieJar()) {
       code_challenge_method: 'S256',
       ...params,
     });
-    return visit(`${h.issuer()}/authorize?${query}`);
+    return visit(`${h.issuer(realm)}/authorize?${query}`);
   }
 
   /** Plays the host application: finishes the interaction the browser was sent to, then resumes. */
   async function finish(response: TestResponse, result: InteractionResult): Promise<TestResponse> {
     const id = interactionId(response);
-    const resume = await h.provider.interactions.finish('test', id, result);
+    const resume = await h.provider.interactions.finish(realm, id, result);
     return visit(resume);
   }
 
@@ -72,8 +72,8 @@ export function browser(h: Harness, jar = new CookieJar()) {
    */
   async function signIn(params: Record<string, string> = {}, sub = 'alice'): Promise<TestResponse> {
     let response = await authorize(params);
-    for (let step = 0; step < 3 && isInteraction(h, response); step++) {
-      const details = await h.provider.interactions.details('test', interactionId(response));
+    for (let step = 0; step < 3 && isInteraction(h, response, realm); step++) {
+      const details = await h.provider.interactions.details(realm, interactionId(response));
       if (!details) throw new Error('interaction vanished');
       response = await finish(
         response,
@@ -90,9 +90,9 @@ export function browser(h: Harness, jar = new CookieJar()) {
 export const CODE_VERIFIER = 'dBjftJeZ4CK-mZ2yLV4vN8sgyhKRnvaWUtZFzaMjlx8';
 export const S256_CHALLENGE = 'JxaoggWE3_JouxrySheB-QXvqWYOfCFMUvaVBuJxIMs';
 
-export function isInteraction(h: Harness, response: TestResponse): boolean {
+export function isInteraction(h: Harness, response: TestResponse, realm = 'test'): boolean {
   const location = response.headers.location ?? '';
-  return location.startsWith(`${h.issuer()}/interaction/`);
+  return location.startsWith(`${h.issuer(realm)}/interaction/`);
 }
 
 export function interactionId(response: TestResponse): string {

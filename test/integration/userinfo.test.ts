@@ -258,7 +258,7 @@ describe('no credentials (RFC 6750 §3.1)', () => {
   });
 });
 
-describe('tokens never in the URL or the body (RFC 9700 §2.5)', () => {
+describe('tokens never in the URL or the body (RFC 9700 §4.3.2, RFC 6750 §2.3)', () => {
   it('refuses access_token in the query, even beside a valid header', async () => {
     const token = await users.accessToken();
     for (const headers of [{}, bearer(token)]) {

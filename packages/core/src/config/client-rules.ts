@@ -63,6 +63,11 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       problem('grant_types', 'client_credentials needs a client that authenticates');
   }
 
+  // RFC 9700 §2.1.1: without a secret, PKCE is all that stops a stolen code being redeemed.
+  if (method === 'none' && !client.require_pkce) {
+    problem('require_pkce', 'must be true for a public client (token_endpoint_auth_method none)');
+  }
+
   if (client.default_scope !== undefined) {
     const assigned = new Set(splitScope(client.scope));
     for (const scope of splitScope(client.default_scope)) {

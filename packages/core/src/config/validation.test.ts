@@ -163,6 +163,13 @@ describe('client rules (client-rules.ts)', () => {
       ],
     },
     {
+      name: 'a public client without PKCE (RFC 9700 §2.1.1)',
+      mutate: (d) => {
+        d.client(4).require_pkce = false;
+      },
+      issues: [[at(4, 'require_pkce'), 'must be true for a public client']],
+    },
+    {
       name: 'client_credentials for a native application',
       mutate: (d) => {
         d.client(4).grant_types = ['client_credentials'];

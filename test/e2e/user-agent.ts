@@ -1,0 +1,138 @@
+import type { InteractionDetails, InteractionResult } from '@gatehouse/core';
+import { PUBLIC_ORIGIN, type RunningGatehouse } from './gatehouse-server.js';
+
+/**
+ * A browser without a screen, and the host application's login and consent page, for driving
+ * sign-ins over real HTTP. The browser keeps cookies the way RFC 6265 says (path matching,
+ * `Secure`, `Max-Age`), so a cookie scoped to the wrong path under the mount prefix would be
+ * missing from the next request exactly as in a real browser.
+ */
+
+/** The host app's own sign-in page: its route, outside the prefix Gatehouse is mounted under. */
+const HOST_PAGE = `${PUBLIC_ORIGIN}/account/sign-in`;
+
+/** The `interactionUrl` of the provider: interactions go to the host's page. */
+export const hostInteractionUrl = (interaction: InteractionDetails) =>
+  `${HOST_PAGE}?${new URLSearchParams({ realm: interaction.realm, interaction: interaction.id })}`;
+
+/** What the user does on the host's page: signs in, consents, or refuses. */
+export type HostDecision = (interaction: InteractionDetails) => InteractionResult;
+
+/** `sub` signs in when asked and consents to every scope asked. */
+export const signInAs =
+  (sub: string): HostDecision =>
+  (interaction) =>
+    interaction.prompt === 'login'
+      ? { login: { sub } }
+      : { consent: { scopes: interaction.scopes } };
+
+export interface UserAgent {
+  /**
+   * Follows redirects from `url` — through the provider and the host's page — until the browser
+   * is sent to a client, and returns that URL (never fetched: it belongs to the relying party).
+   * Fails on anything but a 302 or 303 from the provider.
+   */
+  navigate(url: URL | string): Promise<URL>;
+  /** Every interaction the host's page was shown, in order. */
+  readonly interactions: readonly InteractionDetails[];
+}
+
+export function userAgent(gatehouse: RunningGatehouse, decide: HostDecision): UserAgent {
+  const jar = new CookieJar();
+  const interactions: InteractionDetails[] = [];
+
+  /** The host's page: reads the interaction, lets the user act, answers with the provider's URL. */
+  async function hostPage(url: URL): Promise<URL> {
+    const realm = url.searchParams.get('realm') ?? '';
+    const id = url.searchParams.get('interaction') ?? '';
+    const details = await gatehouse.interactions.details(realm, id);
+    if (!details) throw new Error(`the host's page was shown an unknown interaction: ${url}`);
+    interactions.push(details);
+    return new URL(await gatehouse.interactions.finish(realm, id, decide(details)));
+  }
+
+  async function navigate(start: URL | string): Promise<URL> {
+    let url = new URL(start);
+    for (let hop = 0; hop < 10; hop++) {
+      if (url.href.startsWith(`${HOST_PAGE}?`)) {
+        url = await hostPage(url);
+        continue;
+      }
+      if (url.origin !== PUBLIC_ORIGIN) return url;
+      const response = await gatehouse.fetch(url.href, {
+        redirect: 'manual',
+        headers: jar.header(url),
+      });
+      jar.store(url, response.headers.getSetCookie());
+      const location = response.headers.get('location');
+      if ((response.status !== 302 && response.status !== 303) || location === null) {
+        throw new Error(`${url.pathname} answered ${response.status}: ${await response.text()}`);
+      }
+      url = new URL(location, url);
+    }
+    throw new Error(`too many redirects, last at ${url}`);
+  }
+
+  return { navigate, interactions };
+}
+
+interface Cookie {
+  name: string;
+  value: string;
+  path: string;
+  secure: boolean;
+}
+
+/** One site's cookies (the provider's host): RFC 6265 §5.2–5.4 minus domains and expiry dates. */
+class CookieJar {
+  #cookies: Cookie[] = [];
+
+  store(url: URL, setCookies: readonly string[]): void {
+    for (const setCookie of setCookies) {
+      const [pair = '', ...attributes] = setCookie.split(';').map((part) => part.trim());
+      const separator = pair.indexOf('=');
+      if (separator < 1) continue;
+      const cookie: Cookie = {
+        name: pair.slice(0, separator),
+        value: pair.slice(separator + 1),
+        path: defaultPath(url),
+        secure: false,
+      };
+      let maxAge: number | undefined;
+      for (const attribute of attributes) {
+        const [key = '', value = ''] = attribute.split('=', 2);
+        const name = key.trim().toLowerCase();
+        if (name === 'path' && value.startsWith('/')) cookie.path = value;
+        else if (name === 'secure') cookie.secure = true;
+        else if (name === 'max-age') maxAge = Number(value);
+      }
+      if (cookie.secure && url.protocol !== 'https:') continue;
+      this.#cookies = this.#cookies.filter(
+        (kept) => kept.name !== cookie.name || kept.path !== cookie.path,
+      );
+      if (maxAge === undefined || maxAge > 0) this.#cookies.push(cookie);
+    }
+  }
+
+  /** The `Cookie` header for a request to `url`: longer paths first (RFC 6265 §5.4). */
+  header(url: URL): Record<string, string> {
+    const sent = this.#cookies
+      .filter((cookie) => pathMatches(url.pathname, cookie.path))
+      .filter((cookie) => !cookie.secure || url.protocol === 'https:')
+      .sort((a, b) => b.path.length - a.path.length);
+    if (sent.length === 0) return {};
+    return { cookie: sent.map(({ name, value }) => `${name}=${value}`).join('; ') };
+  }
+}
+
+/** RFC 6265 §5.1.4. */
+function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  if (!requestPath.startsWith(cookiePath)) return false;
+  return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
+}
+
+function defaultPath(url: URL): string {
+  const last = url.pathname.lastIndexOf('/');
+  return last <= 0 ? '/' : url.pathname.slice(0, last);
+}
