@@ -34,10 +34,23 @@ it('prints each secret it knows and says when it knows none', () => {
   expect(lines).toContain('  user bob  (hashed password)');
 });
 
+const COOKIE_SECRET = 'cookie-secret-0123456789abcdef0123456789';
+
 it('accepts a short admin_token, as in the contract example, but warns about it', () => {
-  const short = parseServerConfig(withChanges(validConfig(), { admin_token: 'change-me' }));
+  const short = parseServerConfig(
+    withChanges(validConfig(), { admin_token: 'change-me', cookie_secret: COOKIE_SECRET }),
+  );
   expect(startupWarnings(short)).toEqual([
     expect.stringMatching(/^warning: admin_token is shorter than 32 characters/),
   ]);
-  expect(startupWarnings(parseServerConfig(validConfig()))).toEqual([]);
+  const sound = parseServerConfig(withChanges(validConfig(), { cookie_secret: COOKIE_SECRET }));
+  expect(startupWarnings(sound)).toEqual([]);
+});
+
+it('warns when realms have users but no cookie_secret signs their forms', () => {
+  expect(startupWarnings(parseServerConfig(validConfig()))).toEqual([
+    expect.stringMatching(/^warning: no cookie_secret; /),
+  ]);
+  const machinesOnly = withChanges(validConfig(), { 'realms.0.users': [] });
+  expect(startupWarnings(parseServerConfig(machinesOnly))).toEqual([]);
 });

@@ -36,10 +36,17 @@ export function credentialLines(config: ServerConfig): string[] {
 
 /** Settings that are valid but weak, said once at start on stderr. */
 export function startupWarnings(config: ServerConfig): string[] {
-  const short = config.admin_token !== undefined && config.admin_token.length < MIN_SECRET_LENGTH;
-  return short
-    ? [
-        `warning: admin_token is shorter than ${MIN_SECRET_LENGTH} characters; whoever guesses it can rotate every realm's keys`,
-      ]
-    : [];
+  const warnings: string[] = [];
+  if (config.admin_token !== undefined && config.admin_token.length < MIN_SECRET_LENGTH) {
+    warnings.push(
+      `warning: admin_token is shorter than ${MIN_SECRET_LENGTH} characters; whoever guesses it can rotate every realm's keys`,
+    );
+  }
+  const hasUsers = config.realms.some((realm) => realm.users.length > 0);
+  if (hasUsers && config.cookie_secret === undefined) {
+    warnings.push(
+      "warning: no cookie_secret; login forms are protected with a key of this process only, so instances behind one load balancer will refuse each other's forms",
+    );
+  }
+  return warnings;
 }
