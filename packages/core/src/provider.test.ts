@@ -53,6 +53,8 @@ function failingStore(error: unknown): Store {
     set: fail,
     add: fail,
     consume: fail,
+    read: fail,
+    replace: fail,
     delete: fail,
     listGrant: fail,
     revokeGrant: fail,

@@ -1,10 +1,11 @@
-import type { ConsumeResult, RecordKey, RecordOptions, Store } from './store.js';
+import type { ConsumeResult, RecordKey, RecordOptions, Revised, Store } from './store.js';
 
 interface Entry {
   json: string;
   expiresAt: number;
   grantId: string | undefined;
   consumed: boolean;
+  revision: number;
 }
 
 const SWEEP_EVERY_WRITES = 1024;
@@ -19,6 +20,8 @@ export class MemoryStore implements Store {
   readonly #grants = new Map<string, Set<string>>();
   readonly #now: () => number;
   #writesSinceSweep = 0;
+  /** One counter for all records, so a record deleted and written again never repeats a revision. */
+  #revisions = 0;
   /** Writes until the next sweep: the size the last sweep left, so sweeps cost O(1) amortised. */
   #sweepAfterWrites = SWEEP_EVERY_WRITES;
 
@@ -58,6 +61,19 @@ export class MemoryStore implements Store {
     const firstUse = !entry.consumed;
     entry.consumed = true;
     return { value: JSON.parse(entry.json) as T, firstUse };
+  }
+
+  async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
+    const entry = this.#live(key(namespace, id));
+    return entry ? { value: JSON.parse(entry.json) as T, revision: entry.revision } : undefined;
+  }
+
+  async replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
+    const entry = this.#live(key(namespace, id));
+    if (!entry || entry.revision !== revision) return false;
+    entry.json = JSON.stringify(value);
+    entry.revision = ++this.#revisions;
+    return true;
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
@@ -114,6 +130,7 @@ export class MemoryStore implements Store {
       expiresAt,
       grantId: options.grantId,
       consumed: false,
+      revision: ++this.#revisions,
     });
     if (options.grantId !== undefined) {
       const members = this.#grants.get(options.grantId) ?? new Set<string>();

@@ -237,6 +237,62 @@ export function describeStoreContract(
       });
     });
 
+    describe('read and replace', () => {
+      it('reads a record with its revision, and undefined for an absent one', async () => {
+        await store.set(NS, id('req'), { state: 'pending' }, ttl());
+        expect(await store.read(NS, id('req'))).toEqual({
+          value: { state: 'pending' },
+          revision: expect.any(Number),
+        });
+        expect(await store.read(NS, id('absent'))).toBeUndefined();
+      });
+
+      it('replaces only the revision it read, and changes the revision', async () => {
+        await store.set(NS, id('req'), { state: 'pending' }, ttl());
+        const read = await store.read<{ state: string }>(NS, id('req'));
+        if (!read) throw new Error('record missing');
+        expect(await store.replace(NS, id('req'), read.revision, { state: 'approved' })).toBe(true);
+        expect(await store.replace(NS, id('req'), read.revision, { state: 'denied' })).toBe(false);
+        const after = await store.read(NS, id('req'));
+        expect(after?.value).toEqual({ state: 'approved' });
+        expect(after?.revision).not.toBe(read.revision);
+      });
+
+      it('sees a set, a delete and a re-creation as changes', async () => {
+        await store.set(NS, id('req'), { n: 1 }, ttl());
+        const first = await store.read(NS, id('req'));
+        await store.delete(NS, id('req'));
+        await store.set(NS, id('req'), { n: 1 }, ttl());
+        expect(await store.replace(NS, id('req'), first?.revision ?? -1, { n: 2 })).toBe(false);
+        expect(await store.replace(NS, id('absent'), 1, { n: 2 })).toBe(false);
+      });
+
+      it(`lets exactly one of ${CONCURRENT_CALLERS} concurrent replaces of one revision win`, async () => {
+        await store.set(NS, id('req'), { winner: 'none' }, ttl());
+        const read = await store.read(NS, id('req'));
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENT_CALLERS }, (_, n) =>
+            store.replace(NS, id('req'), read?.revision ?? -1, { winner: n }),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results.indexOf(true);
+        expect((await store.get(NS, id('req'))) as unknown).toEqual({ winner });
+      });
+
+      it('keeps the expiry and the grant of the record', async () => {
+        await store.set(NS, id('req'), { n: 1 }, { ...ttl(), grantId: grant('g') });
+        const read = await store.read(NS, id('req'));
+        await beforeExpiry();
+        expect(await store.replace(NS, id('req'), read?.revision ?? -1, { n: 2 })).toBe(true);
+        expect(await store.listGrant(grant('g'))).toEqual([{ namespace: NS, id: id('req') }]);
+        await time.advance(time.ttlSeconds * 0.75);
+        expect(await store.read(NS, id('req'))).toBeUndefined();
+        const expired = await store.replace(NS, id('req'), read?.revision ?? -1, { n: 3 });
+        expect(expired).toBe(false);
+      });
+    });
+
     describe('delete', () => {
       it('removes a live record and says so', async () => {
         await store.set(NS, id('a'), { v: 1 });

@@ -34,6 +34,20 @@ export interface Store {
    */
   consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined>;
 
+  /**
+   * The record with its revision, a number that changes with every write of the record (and is
+   * never reused for it). With `replace` it makes compare-and-set state transitions, such as
+   * those of a CIBA request. Undefined when absent/expired.
+   */
+  read<T>(namespace: string, id: string): Promise<Revised<T> | undefined>;
+
+  /**
+   * Writes `value` only if the record still has `revision`, i.e. nobody wrote it since it was
+   * read. Atomic: of concurrent callers holding the same revision exactly one gets `true`. The
+   * record keeps its expiry and grant. False when it is absent, expired or has changed.
+   */
+  replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean>;
+
   /** Removes a record. True when a live record was removed. */
   delete(namespace: string, id: string): Promise<boolean>;
 
@@ -60,6 +74,11 @@ export interface RecordOptions {
 export interface ConsumeResult<T> {
   value: T;
   firstUse: boolean;
+}
+
+export interface Revised<T> {
+  value: T;
+  revision: number;
 }
 
 export interface RecordKey {
