@@ -1,28 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumInstalled, launchChromium } from '../support/chromium.js';
 import { basicAuthorization } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const CLIENT_SECRET = 'browser-app-secret-0123456789abcdef';
 const PASSWORD = 'alice-browser-password';
 
 // Skipped only on a developer machine without Chromium; under CI (.ci/run installs it) a
 // missing browser fails the launch instead of passing silently.
-const skipped = !existsSync(CHROMIUM) && !process.env.CI;
+const skipped = !chromiumInstalled() && !process.env.CI;
 if (skipped) {
   console.warn(
     `[browser test] skipped: ${CHROMIUM} is missing (apt-get install chromium); .ci/run installs it`,
@@ -37,15 +28,6 @@ async function startCallback(): Promise<{ server: HttpServer; origin: string }> 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { server, origin: `http://127.0.0.1:${port}` };
-}
-
-/** A port nothing listens on right now, so base_url can name it before the server starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 describe.skipIf(skipped)('sign-in in a real browser (Chromium)', () => {
@@ -91,7 +73,7 @@ describe.skipIf(skipped)('sign-in in a real browser (Chromium)', () => {
     });
     gatehouse = buildServer(config);
     await gatehouse.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

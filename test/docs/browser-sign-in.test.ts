@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG, ROOT } from '../server/support.js';
+import { freePort } from '../support/ports.js';
 
 const DOC = join(ROOT, 'docs/browser-sign-in.md');
 
@@ -18,14 +17,6 @@ function documentedScript(): string {
   );
   if (!match?.[1]) throw new Error('docs/browser-sign-in.md lost its shell walkthrough');
   return match[1];
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ClientInput, RealmInput } from '@gatehouse/core';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
@@ -8,11 +7,13 @@ import {
   API_RESOURCE,
   type ClientKeyPair,
   clientKeyPair,
+  OIDC_RESPONSE_TYPES,
   SECRETS,
   TEST_ACCOUNTS,
   TEST_USERS,
   testRealm,
 } from '../support/fixtures.js';
+import { leftHalfSha256 } from '../support/token-hash.js';
 import { type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
 import { expectInactiveAs400, expectOAuthError, rejection } from './relying-party-errors.js';
 import { type HostDecision, hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
@@ -123,24 +124,13 @@ function realmWithRelyingParties(name: string): RealmInput {
       ...rp.registered(),
       redirect_uris: [CALLBACK],
       post_logout_redirect_uris: [SIGNED_OUT],
-      response_types: [
-        'code',
-        'id_token',
-        'id_token token',
-        'code id_token',
-        'code token',
-        'code id_token token',
-      ],
+      response_types: [...OIDC_RESPONSE_TYPES],
       grant_types: ['authorization_code', 'refresh_token'],
       scope: ALL_SCOPES,
     }),
   );
   return { ...base, clients: [...(base.clients ?? []), ...relyingParties] };
 }
-
-/** OIDC Core §3.2.2.9 and §3.3.2.11 for ES256: base64url of the left half of the SHA-256. */
-const leftHalfSha256 = (value: string) =>
-  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** A response carrying tokens came in the fragment, with nothing in the query (RFC 9700 §4.3.2). */
 function fragmentOf(callback: URL): URLSearchParams {

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import type { RecordOptions } from '@gatehouse/core';
-import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   API_RESOURCE,
@@ -10,21 +8,21 @@ import {
   testRealm,
   WEB_REDIRECT_URI,
 } from '../support/fixtures.js';
+import { leftHalfSha256 } from '../support/token-hash.js';
 import {
   createHarness,
   endpointPath,
   expectOAuthError,
   type Harness,
-  JSON_TYPE,
-  NO_STORE,
   RecordingStore,
-  type TestResponse,
   TOKEN,
 } from './harness.js';
 import {
   CODE_CHALLENGE,
   CODE_VERIFIER,
   exchange,
+  exchangeAs,
+  expectTokens,
   isActive,
   NONCE,
   postAsApp,
@@ -32,6 +30,7 @@ import {
   SECOND_APP,
   type UserGrants,
   userGrants,
+  verifiedIdToken,
 } from './user-grants.js';
 
 let h: Harness;
@@ -40,32 +39,6 @@ beforeAll(async () => {
   h = await createHarness({ extraClients: [SECOND_APP] });
   grants = await userGrants(h);
 });
-
-function expectTokens(response: TestResponse): Record<string, unknown> {
-  expect(response.status, response.body).toBe(200);
-  expect(response.headers).toMatchObject({ 'content-type': JSON_TYPE, ...NO_STORE });
-  return response.json();
-}
-
-/** The ID token's claims after checking its signature against the realm's published keys. */
-async function verifiedIdToken(harness: Harness, idToken: unknown): Promise<JWTPayload> {
-  const jwks = (await harness.get(endpointPath('jwks'))).json().keys as JWK[];
-  const { payload, protectedHeader } = await jwtVerify(
-    idToken as string,
-    createLocalJWKSet({ keys: jwks }),
-    { issuer: harness.issuer(), audience: 'web-app', currentDate: new Date(harness.clock.now()) },
-  );
-  expect(protectedHeader.typ).toBe('JWT');
-  return payload;
-}
-
-/** OIDC Core §3.1.3.6 for ES256: left half of the SHA-256 of the access token, base64url. */
-const atHash = (accessToken: unknown) =>
-  createHash('sha256')
-    .update(accessToken as string)
-    .digest()
-    .subarray(0, 16)
-    .toString('base64url');
 
 describe('authorization_code: success', () => {
   it('answers interface §2.4 with scope, a refresh token and a bound ID token', async () => {
@@ -94,7 +67,7 @@ describe('authorization_code: success', () => {
       acr: grant.acr,
       amr: grant.amr,
       sid: grant.sid,
-      at_hash: atHash(body.access_token),
+      at_hash: leftHalfSha256(body.access_token as string),
     });
 
     const introspected = (
@@ -181,12 +154,7 @@ describe('authorization_code: request errors', () => {
 
   it("another client's code → invalid_grant, and the code is spent", async () => {
     const code = await grants.code();
-    const response = await postAsApp(h, SECOND_APP.client_id, TOKEN, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: WEB_REDIRECT_URI,
-      code_verifier: CODE_VERIFIER,
-    });
+    const response = await exchangeAs(h, SECOND_APP.client_id, code);
     expectOAuthError(response, 400, 'invalid_grant');
     expectOAuthError(await exchange(h, code), 400, 'invalid_grant');
   });

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionState } from '../../packages/core/src/sessions/session-state.js';
+import { chromiumInstalled, launchChromium } from '../support/chromium.js';
 import { BASE_URL, createHarness, endpointPath, type Harness } from './harness.js';
 import { userSessions } from './user-session.js';
 
 const CHECK_SESSION = endpointPath('session/check');
-const CHROMIUM = '/usr/bin/chromium';
 /** The relying party: another origin of the same site as the provider (id.example.com). */
 const RP_ORIGIN = 'https://app.example.com';
 
@@ -81,23 +80,12 @@ describe('the check_session_iframe page', () => {
  * script run, that the page may be framed, and that it reads the cookie and WebCrypto as the
  * Node test of the script assumes. Both origins are served by request interception.
  */
-describe.skipIf(!existsSync(CHROMIUM))('the check_session_iframe in Chromium', () => {
+describe.skipIf(!chromiumInstalled())('the check_session_iframe in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext();
     await context.route(`${BASE_URL}/**`, async (route) => {
       const request = route.request();

@@ -3,25 +3,12 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE, TEST_USERS } from '../support/fixtures.js';
 import { createHarness, type Harness, INTROSPECT, JSON_TYPE, NO_STORE } from './harness.js';
-import { mutableAccounts, postAsApp } from './user-grants.js';
+import { DORA_PROFILE, mutableAccounts, postAsApp } from './user-grants.js';
 import { userSessions } from './user-session.js';
 
 /** Every claim of the profile scope, plus claims introspection must not release. */
 const FULL_PROFILE = {
-  name: 'Dora Explorer',
-  given_name: 'Dora',
-  family_name: 'Explorer',
-  middle_name: 'M',
-  nickname: 'dee',
-  preferred_username: 'dora',
-  profile: 'https://dora.example.com',
-  picture: 'https://dora.example.com/me.png',
-  website: 'https://dora.example.com/blog',
-  gender: 'female',
-  birthdate: '1990-04-01',
-  zoneinfo: 'Europe/Paris',
-  locale: 'fr-FR',
-  updated_at: 1_700_000_000,
+  ...DORA_PROFILE,
   email: 'dora@example.com',
   address: { country: 'FR' },
 };

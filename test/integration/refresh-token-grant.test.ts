@@ -1,18 +1,16 @@
-import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE, OTHER_RESOURCE } from '../support/fixtures.js';
 import {
   createHarness,
-  endpointPath,
   expectOAuthError,
   type Harness,
-  JSON_TYPE,
   NO_STORE,
   REVOKE,
-  type TestResponse,
   TOKEN,
 } from './harness.js';
 import {
+  expectTokens,
   isActive,
   mutableAccounts,
   postAsApp,
@@ -20,6 +18,7 @@ import {
   SECOND_APP,
   type UserGrants,
   userGrants,
+  verifiedIdToken,
 } from './user-grants.js';
 
 const DAY = 86_400;
@@ -31,12 +30,6 @@ beforeAll(async () => {
   h = await createHarness({ extraClients: [SECOND_APP], accounts });
   grants = await userGrants(h);
 });
-
-function expectTokens(response: TestResponse): Record<string, unknown> {
-  expect(response.status, response.body).toBe(200);
-  expect(response.headers).toMatchObject({ 'content-type': JSON_TYPE, ...NO_STORE });
-  return response.json();
-}
 
 /** Refreshes and returns the new token pair; fails the test on an error. */
 async function rotate(
@@ -67,16 +60,7 @@ describe('refresh_token: rotation', () => {
     });
     expect(body.refresh_token).not.toBe(old);
 
-    const jwks = (await h.get(endpointPath('jwks'))).json().keys as JWK[];
-    const { payload } = await jwtVerify(
-      body.id_token as string,
-      createLocalJWKSet({ keys: jwks }),
-      {
-        issuer: h.issuer(),
-        audience: 'web-app',
-        currentDate: new Date(h.clock.now()),
-      },
-    );
+    const payload = await verifiedIdToken(h, body.id_token);
     expect(payload).toMatchObject({
       sub: 'alice',
       auth_time: grant.authTime,

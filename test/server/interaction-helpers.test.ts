@@ -1,9 +1,10 @@
+import { escapeHtml } from '@gatehouse/core';
 import { describe, expect, it } from 'vitest';
 import { UserDirectory } from '../../packages/server/src/accounts.js';
 import { CsrfTokens, readCookie } from '../../packages/server/src/csrf.js';
 import { pickLocale } from '../../packages/server/src/i18n.js';
 import { redirectSources } from '../../packages/server/src/interaction-routes.js';
-import { escapeHtml, html, SafeHtml } from '../../packages/server/src/pages/layout.js';
+import { html, SafeHtml } from '../../packages/server/src/pages/layout.js';
 import type { ScryptHash } from '../../packages/server/src/password.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 

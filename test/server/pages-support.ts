@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { CookieJar } from '../support/cookie-jar.js';
 
 /** What a test needs from a login or consent page to post its form back as the browser would. */
 export interface OpenedPage {
@@ -71,11 +72,11 @@ export function csrfTokenOf(body: string): string {
 }
 
 /**
- * A browser over `app.inject`: keeps cookies by name and path (RFC 6265 path-match), sends them
- * where they apply, and follows redirects as long as they stay on the server's origin.
+ * A browser over `app.inject`: keeps cookies in test/support/cookie-jar.ts (RFC 6265 paths),
+ * sends them where they apply, and follows redirects as long as they stay on the server's origin.
  */
 export class InjectBrowser {
-  readonly #cookies = new Map<string, { value: string; path: string }>();
+  readonly #cookies = new CookieJar();
   /** Every Set-Cookie received, by cookie name, as sent (to check attributes). */
   readonly setCookies = new Map<string, string>();
   /** The URL of the last GET, as the browser's address bar shows it. */
@@ -90,6 +91,7 @@ export class InjectBrowser {
     const path = this.#path(url);
     this.lastUrl = `${this.origin}${path}`;
     return this.#keep(
+      path,
       await this.app.inject({ method: 'GET', url: path, headers: this.#cookie(path) }),
     );
   }
@@ -97,6 +99,7 @@ export class InjectBrowser {
   async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
     const path = this.#path(url);
     return this.#keep(
+      path,
       await this.app.inject({
         method: 'POST',
         url: path,
@@ -126,27 +129,14 @@ export class InjectBrowser {
   }
 
   #cookie(path: string): Record<string, string> {
-    const pathname = path.split('?', 1)[0] ?? path;
-    const applicable = [...this.#cookies].filter(
-      ([, { path: cookiePath }]) =>
-        pathname === cookiePath ||
-        pathname.startsWith(cookiePath.endsWith('/') ? cookiePath : `${cookiePath}/`),
-    );
-    if (applicable.length === 0) return {};
-    return { cookie: applicable.map(([name, { value }]) => `${name}=${value}`).join('; ') };
+    return this.#cookies.header(new URL(path, this.origin));
   }
 
-  #keep(response: LightMyRequestResponse): LightMyRequestResponse {
-    for (const cookie of [response.headers['set-cookie'] ?? []].flat()) {
-      const [pair = '', ...attributes] = cookie.split(';').map((part) => part.trim());
-      const name = pair.slice(0, pair.indexOf('='));
-      const value = pair.slice(pair.indexOf('=') + 1);
-      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
-      this.setCookies.set(name, cookie);
-      if (attributes.some((a) => /^max-age=0$/i.test(a)) || value === '')
-        this.#cookies.delete(name);
-      else this.#cookies.set(name, { value, path });
-    }
+  #keep(path: string, response: LightMyRequestResponse): LightMyRequestResponse {
+    const setCookies = [response.headers['set-cookie'] ?? []].flat();
+    for (const cookie of setCookies)
+      this.setCookies.set(cookie.slice(0, cookie.indexOf('=')), cookie);
+    this.#cookies.store(new URL(path, this.origin), setCookies);
     return response;
   }
 }

@@ -41,14 +41,30 @@ export class CookieJar {
     }
   }
 
+  /** Plants a cookie as script or another site could, with no attributes but its path. */
+  set(name: string, value: string, path = '/'): void {
+    this.#cookies = this.#cookies.filter((kept) => kept.name !== name || kept.path !== path);
+    this.#cookies.push({ name, value, path, secure: false });
+  }
+
+  /** The value of `name` a request to `url` would carry first. */
+  get(name: string, url: URL): string | undefined {
+    return this.#sent(url).find((cookie) => cookie.name === name)?.value;
+  }
+
   /** The `Cookie` header for a request to `url`: longer paths first (RFC 6265 §5.4). */
   header(url: URL): Record<string, string> {
-    const sent = this.#cookies
+    const sent = this.#sent(url);
+    if (sent.length === 0) return {};
+    return { cookie: sent.map(({ name, value }) => `${name}=${value}`).join('; ') };
+  }
+
+  /** The cookies a request to `url` carries, in the order it sends them. */
+  #sent(url: URL): Cookie[] {
+    return this.#cookies
       .filter((cookie) => pathMatches(url.pathname, cookie.path))
       .filter((cookie) => !cookie.secure || url.protocol === 'https:')
       .sort((a, b) => b.path.length - a.path.length);
-    if (sent.length === 0) return {};
-    return { cookie: sent.map(({ name, value }) => `${name}=${value}`).join('; ') };
   }
 }
 

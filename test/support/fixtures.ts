@@ -27,6 +27,16 @@ export const SECRETS = {
 export const WEB_REDIRECT_URI = 'https://app.example.com/cb';
 export const WEB_LOGOUT_URI = 'https://app.example.com/signed-out';
 
+/** The response types of OpenID Connect but `none` (OAuth 2.0 Multiple Response Types). */
+export const OIDC_RESPONSE_TYPES = [
+  'code',
+  'id_token',
+  'id_token token',
+  'code id_token',
+  'code token',
+  'code id_token token',
+] as const;
+
 /** The users behind the test realm's browser flows. */
 export const TEST_USERS: Readonly<Record<string, Record<string, unknown>>> = {
   alice: {
@@ -132,15 +142,7 @@ export function testRealm(
         token_endpoint_auth_method: 'client_secret_post',
         redirect_uris: [WEB_REDIRECT_URI],
         post_logout_redirect_uris: [WEB_LOGOUT_URI],
-        response_types: [
-          'code',
-          'id_token',
-          'id_token token',
-          'code id_token',
-          'code token',
-          'code id_token token',
-          'none',
-        ],
+        response_types: [...OIDC_RESPONSE_TYPES, 'none'],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email api:read',
         default_scope: 'openid profile',

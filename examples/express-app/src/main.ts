@@ -1,10 +1,8 @@
+import { banner } from '@gatehouse/example-shared';
 import { start } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // The public URL of the app (behind a proxy, the one browsers use): Gatehouse's issuers derive from it.
 const origin = process.env.ORIGIN ?? `http://127.0.0.1:${port}`;
 await start({ origin, port, host: '127.0.0.1' });
-console.log(`Example Express app on ${origin}
-Discovery: ${origin}/auth/oauth/demo/.well-known/openid-configuration
-Client: demo-web / demo-web-secret-change-me, redirect_uri http://127.0.0.1:8080/callback
-Users: alice / alice-demo-password, bob / bob-demo-password`);
+console.log(banner('Example Express app', origin));

@@ -1,18 +1,6 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '@gatehouse/core';
 import type { Locale } from '../i18n.js';
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
-}
 
 /** HTML that is already safe: built only by `html` below, which escapes every interpolation. */
 export class SafeHtml {

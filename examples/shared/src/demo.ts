@@ -1,0 +1,42 @@
+import { createProvider, type Provider, type RealmInput } from '@gatehouse/core';
+import { accounts } from './users.js';
+
+/** Every example mounts Gatehouse at /auth and serves this one realm. */
+export const REALM = 'demo';
+export const DISCOVERY_PATH = `/auth/oauth/${REALM}/.well-known/openid-configuration`;
+
+/** One web client: authorization code with PKCE, and refresh tokens. */
+const DEMO_REALM: RealmInput = {
+  name: REALM,
+  scopes: ['openid', 'profile', 'email'],
+  clients: [
+    {
+      client_id: 'demo-web',
+      client_name: 'Demo web app',
+      client_secret: 'demo-web-secret-change-me',
+      redirect_uris: ['http://127.0.0.1:8080/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      scope: 'openid profile email',
+    },
+  ],
+};
+
+/**
+ * The provider of an app whose public URL is `origin`, with Gatehouse mounted at /auth, the user
+ * table below as its accounts, and the app's own /login and /consent pages for interactions.
+ */
+export function createDemoProvider(origin: string): Provider {
+  return createProvider({
+    baseUrl: `${origin}/auth`,
+    accounts,
+    // Where Gatehouse sends the browser when it needs the user: the app's /login or /consent.
+    interactionUrl: ({ prompt, id }) => `${origin}/${prompt}?interaction=${encodeURIComponent(id)}`,
+    realms: [DEMO_REALM],
+  });
+}
+
+/** What an example prints once it listens: where it is, and the demo client and users. */
+export const banner = (name: string, origin: string) => `${name} on ${origin}
+Discovery: ${origin}${DISCOVERY_PATH}
+Client: demo-web / demo-web-secret-change-me, redirect_uri http://127.0.0.1:8080/callback
+Users: alice / alice-demo-password, bob / bob-demo-password`;
