@@ -1,11 +1,12 @@
 import type { InteractionDetails, InteractionResult } from '@gatehouse/core';
+import { CookieJar } from '../support/cookie-jar.js';
 import { PUBLIC_ORIGIN, type RunningGatehouse } from './gatehouse-server.js';
 
 /**
  * A browser without a screen, and the host application's login and consent page, for driving
- * sign-ins over real HTTP. The browser keeps cookies the way RFC 6265 says (path matching,
- * `Secure`, `Max-Age`), so a cookie scoped to the wrong path under the mount prefix would be
- * missing from the next request exactly as in a real browser.
+ * sign-ins over real HTTP. The browser keeps cookies in test/support/cookie-jar.ts, the way
+ * RFC 6265 says, so a cookie scoped to the wrong path under the mount prefix would be missing
+ * from the next request exactly as in a real browser.
  */
 
 /** The host app's own sign-in page: its route, outside the prefix Gatehouse is mounted under. */
@@ -45,10 +46,11 @@ export function userAgent(gatehouse: RunningGatehouse, decide: HostDecision): Us
   async function hostPage(url: URL): Promise<URL> {
     const realm = url.searchParams.get('realm') ?? '';
     const id = url.searchParams.get('interaction') ?? '';
-    const details = await gatehouse.interactions.details(realm, id);
+    const cookies = jar.header(url).cookie;
+    const details = await gatehouse.interactions.details(realm, id, cookies);
     if (!details) throw new Error(`the host's page was shown an unknown interaction: ${url}`);
     interactions.push(details);
-    return new URL(await gatehouse.interactions.finish(realm, id, decide(details)));
+    return new URL(await gatehouse.interactions.finish(realm, id, decide(details), cookies));
   }
 
   async function navigate(start: URL | string): Promise<URL> {
@@ -74,65 +76,4 @@ export function userAgent(gatehouse: RunningGatehouse, decide: HostDecision): Us
   }
 
   return { navigate, interactions };
-}
-
-interface Cookie {
-  name: string;
-  value: string;
-  path: string;
-  secure: boolean;
-}
-
-/** One site's cookies (the provider's host): RFC 6265 §5.2–5.4 minus domains and expiry dates. */
-class CookieJar {
-  #cookies: Cookie[] = [];
-
-  store(url: URL, setCookies: readonly string[]): void {
-    for (const setCookie of setCookies) {
-      const [pair = '', ...attributes] = setCookie.split(';').map((part) => part.trim());
-      const separator = pair.indexOf('=');
-      if (separator < 1) continue;
-      const cookie: Cookie = {
-        name: pair.slice(0, separator),
-        value: pair.slice(separator + 1),
-        path: defaultPath(url),
-        secure: false,
-      };
-      let maxAge: number | undefined;
-      for (const attribute of attributes) {
-        const [key = '', value = ''] = attribute.split('=', 2);
-        const name = key.trim().toLowerCase();
-        if (name === 'path' && value.startsWith('/')) cookie.path = value;
-        else if (name === 'secure') cookie.secure = true;
-        else if (name === 'max-age') maxAge = Number(value);
-      }
-      if (cookie.secure && url.protocol !== 'https:') continue;
-      this.#cookies = this.#cookies.filter(
-        (kept) => kept.name !== cookie.name || kept.path !== cookie.path,
-      );
-      if (maxAge === undefined || maxAge > 0) this.#cookies.push(cookie);
-    }
-  }
-
-  /** The `Cookie` header for a request to `url`: longer paths first (RFC 6265 §5.4). */
-  header(url: URL): Record<string, string> {
-    const sent = this.#cookies
-      .filter((cookie) => pathMatches(url.pathname, cookie.path))
-      .filter((cookie) => !cookie.secure || url.protocol === 'https:')
-      .sort((a, b) => b.path.length - a.path.length);
-    if (sent.length === 0) return {};
-    return { cookie: sent.map(({ name, value }) => `${name}=${value}`).join('; ') };
-  }
-}
-
-/** RFC 6265 §5.1.4. */
-function pathMatches(requestPath: string, cookiePath: string): boolean {
-  if (requestPath === cookiePath) return true;
-  if (!requestPath.startsWith(cookiePath)) return false;
-  return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
-}
-
-function defaultPath(url: URL): string {
-  const last = url.pathname.lastIndexOf('/');
-  return last <= 0 ? '/' : url.pathname.slice(0, last);
 }

@@ -241,3 +241,29 @@ describe('successful responses (2.3)', () => {
     expect(isInteraction(h, response)).toBe(true);
   });
 });
+
+describe('bounds on what an anonymous request may park in the store', () => {
+  it.each(['state', 'nonce', 'login_hint', 'ui_locales', 'acr_values'])(
+    'refuses a %s longer than its limit, without echoing it',
+    async (name) => {
+      const response = await b.authorize({ [name]: 'x'.repeat(2049) });
+      const { params } = clientParams(response);
+      expect(params.error).toBe('invalid_request');
+      expect(params.error_description).toContain(name);
+      expect(response.headers.location?.length).toBeLessThan(2048);
+      expect(h.store.writesTo('interaction')).toEqual([]);
+    },
+  );
+});
+
+describe('ID tokens in the front channel', () => {
+  it('carries no user claims when the code will bring an access token (code id_token)', async () => {
+    const { params } = clientParams(
+      await b.signIn({ response_type: 'code id_token', scope: 'openid profile email' }),
+    );
+    const claims = decodeJwt(params.id_token ?? '');
+    expect(claims.sub).toBe('alice');
+    expect(claims.name).toBeUndefined();
+    expect(claims.email).toBeUndefined();
+  });
+});

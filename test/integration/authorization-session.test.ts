@@ -1,9 +1,17 @@
-import { InteractionError } from '@gatehouse/core';
+import { createProvider, InteractionError, type InteractionResult } from '@gatehouse/core';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { WEB_REDIRECT_URI } from '../support/fixtures.js';
-import { browser, CookieJar, clientParams, interactionId, isInteraction } from './browser.js';
-import { createHarness, type Harness } from './harness.js';
+import { CookieJar } from '../support/cookie-jar.js';
+import { SECRETS, TEST_ACCOUNTS, testRealm, WEB_REDIRECT_URI } from '../support/fixtures.js';
+import {
+  browser,
+  CODE_VERIFIER,
+  clientParams,
+  interactionId,
+  isInteraction,
+  S256_CHALLENGE,
+} from './browser.js';
+import { createHarness, endpointPath, expectOAuthError, type Harness } from './harness.js';
 
 let h: Harness;
 let b: ReturnType<typeof browser>;
@@ -39,7 +47,7 @@ describe('interactions handed to the host', () => {
     });
     expect(response.status).toBe(302);
     expect(isInteraction(h, response)).toBe(true);
-    expect(await h.provider.interactions.details('test', interactionId(response))).toEqual({
+    expect(await b.details(response)).toEqual({
       id: interactionId(response),
       realm: 'test',
       prompt: 'login',
@@ -55,34 +63,92 @@ describe('interactions handed to the host', () => {
 
   it('asks for consent after the login, for the signed-in user', async () => {
     const consent = await b.finish(await b.authorize(), { login: { sub: 'alice' } });
-    const details = await h.provider.interactions.details('test', interactionId(consent));
-    expect(details).toMatchObject({
+    expect(await b.details(consent)).toMatchObject({
       prompt: 'consent',
       sub: 'alice',
       scopes: ['openid', 'profile'],
     });
   });
 
-  it('refuses results that do not answer the prompt', async () => {
+  it.each([
+    ['a consent result for a login', { consent: { scopes: ['openid'] } }],
+    ['an empty sub', { login: { sub: '' } }],
+    ['a sub with spaces', { login: { sub: 'alice smith' } }],
+    ['an auth_time in the future', { login: { sub: 'alice', authTime: 1_893_456_001 } }],
+    ['a fractional auth_time', { login: { sub: 'alice', authTime: 1.5 } }],
+    ['amr that is not a list', { login: { sub: 'alice', amr: 'pwd' } }],
+    ['an unknown error', { error: 'server_error' }],
+    [
+      'consent scopes that are not a list',
+      { login: { sub: 'alice' }, consent: { scopes: 'openid' } },
+    ],
+  ])('refuses %s from the host', async (_, result) => {
     const login = await b.authorize();
-    const id = interactionId(login);
     await expect(
-      h.provider.interactions.finish('test', id, { consent: { scopes: ['openid'] } }),
+      h.provider.interactions.finish(
+        'test',
+        interactionId(login),
+        result as InteractionResult,
+        b.pageCookies(login),
+      ),
     ).rejects.toBeInstanceOf(InteractionError);
+    // The interaction is still there to be finished properly.
+    expect(isInteraction(h, await b.finish(login, { login: { sub: 'alice' } }))).toBe(true);
+  });
+
+  it('refuses an unknown interaction, and a login of another user at consent', async () => {
+    const login = await b.authorize();
     await expect(
-      h.provider.interactions.finish('test', 'no-such-interaction', { login: { sub: 'alice' } }),
+      h.provider.interactions.finish(
+        'test',
+        'no-such-interaction',
+        { login: { sub: 'alice' } },
+        b.pageCookies(login),
+      ),
     ).rejects.toBeInstanceOf(InteractionError);
     const consent = await b.finish(login, { login: { sub: 'alice' } });
     await expect(
-      h.provider.interactions.finish('test', interactionId(consent), { login: { sub: 'bob' } }),
+      h.provider.interactions.finish(
+        'test',
+        interactionId(consent),
+        { login: { sub: 'bob' } },
+        b.pageCookies(consent),
+      ),
     ).rejects.toBeInstanceOf(InteractionError);
+  });
+
+  it('records only one of two concurrent results', async () => {
+    const login = await b.authorize();
+    const finish = (sub: string) =>
+      h.provider.interactions.finish(
+        'test',
+        interactionId(login),
+        { login: { sub } },
+        b.pageCookies(login),
+      );
+    const results = await Promise.allSettled([finish('alice'), finish('bob')]);
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('shows a login link forwarded to another browser nothing, and lets it finish nothing', async () => {
+    const login = await b.authorize();
+    const victim = browser(h, new CookieJar());
+    await victim.visit(`${h.issuer()}/.well-known/openid-configuration`);
+    expect(await victim.details(login)).toBeUndefined();
+    await expect(victim.finish(login, { login: { sub: 'alice' } })).rejects.toBeInstanceOf(
+      InteractionError,
+    );
+    expect(await b.details(login)).toMatchObject({ prompt: 'login' });
   });
 
   it('lets only the browser that started an interaction resume it, once', async () => {
     const login = await b.authorize();
-    const resume = await h.provider.interactions.finish('test', interactionId(login), {
-      login: { sub: 'alice' },
-    });
+    const resume = await h.provider.interactions.finish(
+      'test',
+      interactionId(login),
+      { login: { sub: 'alice' } },
+      b.pageCookies(login),
+    );
     const attacker = browser(h, new CookieJar());
     const stolen = await attacker.visit(resume);
     expect(stolen.status).toBe(400);
@@ -96,9 +162,9 @@ describe('interactions handed to the host', () => {
   it('forgets an interaction left too long', async () => {
     const login = await b.authorize();
     h.clock.advance(901);
-    await expect(
-      h.provider.interactions.finish('test', interactionId(login), { login: { sub: 'alice' } }),
-    ).rejects.toBeInstanceOf(InteractionError);
+    await expect(b.finish(login, { login: { sub: 'alice' } })).rejects.toBeInstanceOf(
+      InteractionError,
+    );
   });
 
   it('redirects a login_required result from the host to the client', async () => {
@@ -110,9 +176,9 @@ describe('interactions handed to the host', () => {
 describe('sessions', () => {
   it('sets an HttpOnly, Secure, SameSite=Lax session cookie scoped to the realm', async () => {
     const consent = await b.finish(await b.authorize(), { login: { sub: 'alice' } });
-    const session = consent.cookies?.find((cookie) => cookie.startsWith('gh_session='));
+    const session = consent.cookies?.find((cookie) => cookie.startsWith('__Secure-gh_session='));
     expect(session).toMatch(
-      /^gh_session=[A-Za-z0-9_-]{43}; Path=\/oauth\/test; SameSite=Lax; Max-Age=1209600; HttpOnly; Secure$/,
+      /^__Secure-gh_session=[A-Za-z0-9_-]{43}; Path=\/oauth\/test; SameSite=Lax; Max-Age=1209600; HttpOnly; Secure$/,
     );
   });
 
@@ -131,7 +197,7 @@ describe('sessions', () => {
   it('asks for consent again with prompt=consent', async () => {
     await b.signIn();
     const response = await b.authorize({ prompt: 'consent' });
-    const details = await h.provider.interactions.details('test', interactionId(response));
+    const details = await b.details(response);
     expect(details?.prompt).toBe('consent');
   });
 
@@ -182,12 +248,13 @@ describe('sessions', () => {
   });
 
   it('issues a new session cookie at every login (no session fixation)', async () => {
-    b.jar.set('gh_session', 'planted-by-an-attacker');
+    const issuer = new URL(h.issuer());
+    b.jar.set('__Secure-gh_session', 'planted-by-an-attacker', issuer.pathname);
     await b.signIn();
-    const first = b.jar.get('gh_session');
+    const first = b.jar.get('__Secure-gh_session', issuer);
     expect(first).not.toBe('planted-by-an-attacker');
     await b.signIn({ prompt: 'login' });
-    expect(b.jar.get('gh_session')).not.toBe(first);
+    expect(b.jar.get('__Secure-gh_session', issuer)).not.toBe(first);
   });
 
   it('switches user when someone else signs in at prompt=login', async () => {
@@ -214,5 +281,101 @@ describe('sessions', () => {
     const first = clientParams(await b.signIn()).params.session_state;
     const second = clientParams(await b.signIn({ prompt: 'login' })).params.session_state;
     expect(first?.split('.')[0]).not.toBe(second?.split('.')[0]);
+  });
+});
+
+describe('what a session may still do', () => {
+  it('authorizes nothing once its account is gone', async () => {
+    const users = new Map(Object.entries({ alice: { name: 'Alice' } }));
+    const h2 = await createHarness({
+      accounts: {
+        findAccount: async (_realm, sub) => {
+          const claims = users.get(sub);
+          return claims && { sub, claims };
+        },
+      },
+    });
+    const b2 = browser(h2);
+    const { code } = clientParams(await b2.signIn()).params;
+    users.delete('alice');
+    expect(clientParams(await b2.authorize({ prompt: 'none' })).params.error).toBe(
+      'login_required',
+    );
+    const exchange = await h2.post(endpointPath('token'), {
+      grant_type: 'authorization_code',
+      code: code ?? '',
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: CODE_VERIFIER,
+      client_id: 'web-app',
+      client_secret: SECRETS.web,
+    });
+    expectOAuthError(exchange, 400, 'invalid_grant');
+  });
+
+  it('treats max_age=0 as a new sign-in, even in the second of the last one', async () => {
+    await b.signIn();
+    expect(isInteraction(h, await b.authorize({ max_age: '0' }))).toBe(true);
+    expect(clientParams(await b.authorize({ max_age: '0', prompt: 'none' })).params.error).toBe(
+      'login_required',
+    );
+  });
+
+  it('refuses a login whose auth_time is older than max_age', async () => {
+    const login = await b.authorize({ max_age: '60' });
+    const done = await b.finish(login, {
+      login: { sub: 'alice', authTime: h.nowSeconds() - 61 },
+    });
+    expect(clientParams(done).params.error).toBe('login_required');
+  });
+
+  it('stops a sign-in whose client lost the redirect_uri meanwhile', async () => {
+    const h2 = await createHarness();
+    const realm = testRealm(h2.keys);
+    let current = realm;
+    const loader = createProvider({
+      baseUrl: h2.issuer().replace(/\/oauth\/test$/, ''),
+      realms: () => current,
+      store: h2.store,
+      now: h2.clock.now,
+      accounts: TEST_ACCOUNTS,
+    });
+    const send = async (url: string, cookie?: string) => {
+      const target = new URL(url);
+      return loader.handle({
+        method: 'GET',
+        path: target.pathname,
+        query: target.search.slice(1),
+        headers: cookie ? { cookie } : {},
+      });
+    };
+    const started = await send(
+      `${h2.issuer()}/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: 'web-app',
+        redirect_uri: WEB_REDIRECT_URI,
+        scope: 'openid',
+        code_challenge: S256_CHALLENGE,
+        code_challenge_method: 'S256',
+      })}`,
+    );
+    const cookie = (started.cookies?.[0] ?? '').split(';')[0];
+    const id = (started.headers.location ?? '').split('/').pop() ?? '';
+    const resume = await loader.interactions.finish(
+      'test',
+      id,
+      { login: { sub: 'alice' } },
+      cookie,
+    );
+    current = {
+      ...realm,
+      clients: realm.clients?.map((client) =>
+        client.client_id === 'web-app'
+          ? { ...client, redirect_uris: ['https://app.example.com/new'] }
+          : client,
+      ),
+    };
+    const response = await send(resume, cookie);
+    expect(response.status).toBe(400);
+    expect(response.headers.location).toBeUndefined();
   });
 });

@@ -1,45 +1,23 @@
 import type { InteractionResult } from '@gatehouse/core';
+import { CookieJar } from '../support/cookie-jar.js';
 import { WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { endpointPath, type Harness, type TestResponse } from './harness.js';
 
 export const AUTHORIZE = endpointPath('authorize');
 
-/** A browser's cookies for one site; paths are ignored (every test stays in one realm). */
-export class CookieJar {
-  readonly #cookies = new Map<string, string>();
-
-  store(response: TestResponse): void {
-    for (const cookie of response.cookies ?? []) {
-      const [pair = ''] = cookie.split(';');
-      const separator = pair.indexOf('=');
-      const name = pair.slice(0, separator);
-      if (/;\s*Max-Age=0(;|$)/i.test(cookie)) this.#cookies.delete(name);
-      else this.#cookies.set(name, pair.slice(separator + 1));
-    }
-  }
-
-  get(name: string): string | undefined {
-    return this.#cookies.get(name);
-  }
-
-  set(name: string, value: string): void {
-    this.#cookies.set(name, value);
-  }
-
-  header(): Record<string, string> {
-    if (this.#cookies.size === 0) return {};
-    return { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
-  }
-}
-
-/** A browser on the provider: follows our own redirects by hand and keeps cookies. */
+/** A browser on the provider: follows our own redirects by hand and keeps cookies in `jar`. */
 export function browser(h: Harness, jar = new CookieJar(), realm = 'test') {
   /** GETs an absolute URL of the provider. */
   async function visit(url: string): Promise<TestResponse> {
-    const { pathname, search } = new URL(url);
+    const target = new URL(url);
+    const { pathname, search } = target;
     const issuerPath = new URL(h.issuer()).pathname.replace(/\/oauth\/test$/, '');
-    const response = await h.get(pathname.slice(issuerPath.length), jar.header(), search.slice(1));
-    jar.store(response);
+    const response = await h.get(
+      pathname.slice(issuerPath.length),
+      jar.header(target),
+      search.slice(1),
+    );
+    jar.store(target, response.cookies ?? []);
     return response;
   }
 
@@ -59,10 +37,19 @@ export function browser(h: Harness, jar = new CookieJar(), realm = 'test') {
     return visit(`${h.issuer(realm)}/authorize?${query}`);
   }
 
+  /** The Cookie header this browser sends to the host's page it was redirected to. */
+  const pageCookies = (response: TestResponse) =>
+    jar.header(new URL(response.headers.location ?? '')).cookie;
+
+  /** Plays the host's page: what it learns about the interaction the browser was sent to. */
+  function details(response: TestResponse) {
+    return h.provider.interactions.details(realm, interactionId(response), pageCookies(response));
+  }
+
   /** Plays the host application: finishes the interaction the browser was sent to, then resumes. */
   async function finish(response: TestResponse, result: InteractionResult): Promise<TestResponse> {
     const id = interactionId(response);
-    const resume = await h.provider.interactions.finish(realm, id, result);
+    const resume = await h.provider.interactions.finish(realm, id, result, pageCookies(response));
     return visit(resume);
   }
 
@@ -73,17 +60,17 @@ export function browser(h: Harness, jar = new CookieJar(), realm = 'test') {
   async function signIn(params: Record<string, string> = {}, sub = 'alice'): Promise<TestResponse> {
     let response = await authorize(params);
     for (let step = 0; step < 3 && isInteraction(h, response, realm); step++) {
-      const details = await h.provider.interactions.details(realm, interactionId(response));
-      if (!details) throw new Error('interaction vanished');
+      const shown = await details(response);
+      if (!shown) throw new Error('interaction vanished');
       response = await finish(
         response,
-        details.prompt === 'login' ? { login: { sub } } : { consent: { scopes: details.scopes } },
+        shown.prompt === 'login' ? { login: { sub } } : { consent: { scopes: shown.scopes } },
       );
     }
     return response;
   }
 
-  return { jar, visit, authorize, finish, signIn };
+  return { jar, visit, authorize, details, finish, signIn, pageCookies };
 }
 
 /** The code_verifier every test uses, and its S256 challenge (base64url SHA-256). */

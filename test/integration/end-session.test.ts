@@ -35,7 +35,7 @@ const logoutPost = (fields: Record<string, string>, cookie?: string) =>
 
 /** Both session cookies deleted, at the realm's path, with the attributes they were set with. */
 const CLEARED = [
-  'gh_session=; Path=/oauth/test; SameSite=Lax; Max-Age=0; HttpOnly; Secure',
+  '__Secure-gh_session=; Path=/oauth/test; SameSite=Lax; Max-Age=0; HttpOnly; Secure',
   'gh_browser_state=; Path=/oauth/test; SameSite=None; Max-Age=0; Secure',
 ];
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ClientInput } from '@gatehouse/core';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CookieJar } from '../support/cookie-jar.js';
 import {
   clientKeyPair,
   FORM_HEADERS,
@@ -11,10 +11,10 @@ import {
   WEB_LOGOUT_URI,
   WEB_REDIRECT_URI,
 } from '../support/fixtures.js';
+import { leftHalfSha256 } from '../support/token-hash.js';
 import {
   AUTHORIZE,
   browser,
-  CookieJar,
   clientParams,
   S256_CHALLENGE,
   CODE_VERIFIER as VICTIM_VERIFIER,
@@ -30,8 +30,8 @@ import {
 import {
   CODE_VERIFIER as ATTACKER_VERIFIER,
   exchange,
+  exchangeAs,
   isActive,
-  postAsApp,
   refresh,
   SECOND_APP,
 } from './user-grants.js';
@@ -131,10 +131,6 @@ function tokensOf(response: TestResponse): Record<string, string> {
   expect(response.status, response.body).toBe(200);
   return response.json() as Record<string, string>;
 }
-
-/** OIDC Core §3.3.2.11 for ES256, computed here rather than by the code under test. */
-const leftHalfSha256 = (value: string) =>
-  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** Shown at the provider: a page, never a redirect anywhere. */
 function expectNoRedirect(response: TestResponse, error: string): void {
@@ -355,10 +351,7 @@ describe('RFC 9700 §4.5: authorization code injection', () => {
 
   it('the code is bound to its client: another client with the same redirect URI → invalid_grant', async () => {
     const code = codeOf(await victim.signIn());
-    const response = await postAsApp(h, SECOND_APP.client_id, TOKEN, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: WEB_REDIRECT_URI,
+    const response = await exchangeAs(h, SECOND_APP.client_id, code, {
       code_verifier: VICTIM_VERIFIER,
     });
     expectOAuthError(response, 400, 'invalid_grant');
@@ -496,7 +489,7 @@ describe('RFC 9700 §4.12: no 307 after a POST', () => {
         code_challenge_method: 'S256',
         ...params,
       },
-      victim.jar.header(),
+      victim.jar.header(new URL(`${h.issuer()}/authorize`)),
     );
     expect(response.status).toBe(303);
     expect(clientParams(response).params).toMatchObject({

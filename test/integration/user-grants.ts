@@ -6,6 +6,8 @@ import {
   StoreKeyStore,
   webCryptoSigner,
 } from '@gatehouse/core';
+import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
+import { expect } from 'vitest';
 import type { RealmContext } from '../../packages/core/src/context.js';
 import {
   type AuthorizationCodeRecord,
@@ -14,7 +16,15 @@ import {
 import { issueRefreshToken } from '../../packages/core/src/tokens/refresh-token.js';
 import type { UserGrant } from '../../packages/core/src/tokens/user-grant.js';
 import { SECRETS, TEST_USERS, WEB_REDIRECT_URI } from '../support/fixtures.js';
-import { type Harness, INTROSPECT, type TestResponse, TOKEN } from './harness.js';
+import {
+  endpointPath,
+  type Harness,
+  INTROSPECT,
+  JSON_TYPE,
+  NO_STORE,
+  type TestResponse,
+  TOKEN,
+} from './harness.js';
 
 /**
  * Codes and refresh tokens minted straight into a harness's store, as the authorization endpoint
@@ -55,7 +65,16 @@ export function postAsApp(
 
 /** The authorization-code request web-app makes for a code minted with the defaults below. */
 export const exchange = (h: Harness, code: string, fields: Record<string, string> = {}) =>
-  postAsApp(h, 'web-app', TOKEN, {
+  exchangeAs(h, 'web-app', code, fields);
+
+/** The same request made by `clientId` (web-app or second-app). */
+export const exchangeAs = (
+  h: Harness,
+  clientId: string,
+  code: string,
+  fields: Record<string, string> = {},
+) =>
+  postAsApp(h, clientId, TOKEN, {
     grant_type: 'authorization_code',
     code,
     redirect_uri: WEB_REDIRECT_URI,
@@ -70,6 +89,25 @@ export const refresh = (h: Harness, refreshToken: string, fields: Record<string,
     ...fields,
   });
 
+/** A successful token response's body, after its status and headers. */
+export function expectTokens(response: TestResponse): Record<string, unknown> {
+  expect(response.status, response.body).toBe(200);
+  expect(response.headers).toMatchObject({ 'content-type': JSON_TYPE, ...NO_STORE });
+  return response.json();
+}
+
+/** The claims of web-app's ID token after checking it against the realm's published keys. */
+export async function verifiedIdToken(h: Harness, idToken: unknown): Promise<JWTPayload> {
+  const jwks = (await h.get(endpointPath('jwks'))).json().keys as JWK[];
+  const { payload, protectedHeader } = await jwtVerify(
+    idToken as string,
+    createLocalJWKSet({ keys: jwks }),
+    { issuer: h.issuer(), audience: 'web-app', currentDate: new Date(h.clock.now()) },
+  );
+  expect(protectedHeader.typ).toBe('JWT');
+  return payload;
+}
+
 /** Whether web-app's introspection (or `clientId`'s) sees the access token as active. */
 export async function isActive(h: Harness, accessToken: string, clientId = 'web-app') {
   const response =
@@ -78,6 +116,24 @@ export async function isActive(h: Harness, accessToken: string, clientId = 'web-
       : await h.introspect(clientId, accessToken);
   return response.json().active === true;
 }
+
+/** Every claim of the profile scope (OIDC Core §5.4), to see which ones an endpoint releases. */
+export const DORA_PROFILE = {
+  name: 'Dora Explorer',
+  given_name: 'Dora',
+  family_name: 'Explorer',
+  middle_name: 'M',
+  nickname: 'dee',
+  preferred_username: 'dora',
+  profile: 'https://dora.example.com',
+  picture: 'https://dora.example.com/me.png',
+  website: 'https://dora.example.com/blog',
+  gender: 'female',
+  birthdate: '1990-04-01',
+  zoneinfo: 'Europe/Paris',
+  locale: 'fr-FR',
+  updated_at: 1_700_000_000,
+} as const;
 
 /** Accounts the test can delete users from. */
 export function mutableAccounts(): Accounts & { delete(sub: string): void } {
@@ -106,6 +162,10 @@ export async function userGrants(h: Harness, realmName = 'test') {
     maxBodyBytes: h.provider.maxBodyBytes,
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
+    authenticatorPush: undefined,
+    reportError: (error) => {
+      throw error;
+    },
   };
 
   /** Alice's grant to web-app for `openid profile`, signed in 30 s ago; fresh grant id each time. */

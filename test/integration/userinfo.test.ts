@@ -11,7 +11,7 @@ import {
   REVOKE,
   type TestResponse,
 } from './harness.js';
-import { mutableAccounts, postAsApp } from './user-grants.js';
+import { DORA_PROFILE, mutableAccounts, postAsApp } from './user-grants.js';
 import { userSessions } from './user-session.js';
 
 const USERINFO = endpointPath('userinfo');
@@ -22,20 +22,7 @@ const CORS = {
 
 /** A user with a claim for every scope, and a few that no scope releases. */
 const DORA = {
-  name: 'Dora Explorer',
-  given_name: 'Dora',
-  family_name: 'Explorer',
-  middle_name: 'M',
-  nickname: 'dee',
-  preferred_username: 'dora',
-  profile: 'https://dora.example.com',
-  picture: 'https://dora.example.com/me.png',
-  website: 'https://dora.example.com/blog',
-  gender: 'female',
-  birthdate: '1990-04-01',
-  zoneinfo: 'Europe/Paris',
-  locale: 'fr-FR',
-  updated_at: 1_700_000_000,
+  ...DORA_PROFILE,
   email: 'dora@example.com',
   email_verified: true,
   address: { country: 'FR', locality: 'Paris' },
@@ -186,13 +173,18 @@ describe('the claims of the grant (interface §2.7)', () => {
     });
   });
 
-  it('aud is the client even when the token is meant for a resource', async () => {
+  it('refuses a token meant for a Protected Resource (RFC 8707: it belongs to the resource)', async () => {
     const token = await users.accessToken({
       scopes: ['openid', 'api:read'],
       resource: API_RESOURCE,
     });
     expect(decodeJwt(token).aud).toBe(API_RESOURCE);
-    expect(expectClaims(await send({ headers: bearer(token) })).aud).toBe('web-app');
+    expectBearerError(
+      await send({ headers: bearer(token) }),
+      401,
+      'invalid_token',
+      'the access token is for a Protected Resource, not for userinfo',
+    );
   });
 
   it('HEAD answers the headers of GET without a body', async () => {

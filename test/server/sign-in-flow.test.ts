@@ -151,7 +151,7 @@ describe('sign-in through the built-in pages', () => {
   it('marks every cookie Secure when base_url is https', async () => {
     const s = server('https://id.example.com');
     atClient((await signIn(s)).final);
-    for (const name of ['gh_csrf', 'gh_session']) {
+    for (const name of ['gh_csrf', '__Secure-gh_session', '__Host-gh_browser']) {
       const attributes = s.browser.setCookies.get(name)?.split('; ').slice(1);
       expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Lax', 'Secure']));
     }

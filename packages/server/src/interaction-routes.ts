@@ -108,15 +108,16 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
 
   /** Hands the result to the provider and sends the browser on with a 303 (never a 307). */
   async function finish(
+    request: FastifyRequest<{ Params: Params }>,
     reply: FastifyReply,
-    { realm, id }: Params,
     locale: Locale,
     result: InteractionResult,
     targets: readonly string[],
   ) {
+    const { realm, id } = request.params;
     let location: string;
     try {
-      location = await interactions.finish(realm, id, result);
+      location = await interactions.finish(realm, id, result, request.headers.cookie);
     } catch (error) {
       if (error instanceof InteractionError) return sendMessage(reply, locale, 400, 'expired');
       throw error;
@@ -125,14 +126,15 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
   }
 
   app.get<{ Params: Params }>('/oauth/:realm/interaction/:id', async (request, reply) => {
-    const details = await interactions.details(request.params.realm, request.params.id);
+    const { realm, id } = request.params;
+    const details = await interactions.details(realm, id, request.headers.cookie);
     if (!details) return sendMessage(reply, 'en', 400, 'expired');
     return showPage(request, reply, details, 200);
   });
 
   app.post<{ Params: Params }>('/oauth/:realm/interaction/:id', async (request, reply) => {
     const { realm, id } = request.params;
-    const details = await interactions.details(realm, id);
+    const details = await interactions.details(realm, id, request.headers.cookie);
     if (!details) return sendMessage(reply, 'en', 400, 'expired');
     const locale = pickLocale(details.uiLocales);
     const form = request.body instanceof URLSearchParams ? request.body : undefined;
@@ -145,16 +147,10 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
     if (details.prompt === 'consent') {
       const decision = form.get('decision');
       if (decision === 'allow') {
-        return finish(
-          reply,
-          request.params,
-          locale,
-          { consent: { scopes: details.scopes } },
-          targets,
-        );
+        return finish(request, reply, locale, { consent: { scopes: details.scopes } }, targets);
       }
       if (decision === 'deny') {
-        return finish(reply, request.params, locale, { error: 'access_denied' }, targets);
+        return finish(request, reply, locale, { error: 'access_denied' }, targets);
       }
       return sendMessage(reply, locale, 400, 'badRequest');
     }
@@ -170,7 +166,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
       return showPage(request, reply, details, 401, { username, error: 'badCredentials' });
     }
     throttle.succeeded(realm, username);
-    return finish(reply, request.params, locale, { login: { sub, amr: ['pwd'] } }, targets);
+    return finish(request, reply, locale, { login: { sub, amr: ['pwd'] } }, targets);
   });
 };
 

@@ -1,9 +1,16 @@
-/** Receives unexpected errors with where they happened; never the query, headers or body. */
-export type ErrorReporter = (error: unknown, request: { method: string; path: string }) => void;
+/**
+ * Receives unexpected errors with where they happened (no request for background work such as
+ * a CIBA push); never the query, headers or body.
+ */
+export type ErrorReporter = (
+  error: unknown,
+  request: { method: string; path: string } | undefined,
+) => void;
 
 /** The server's default: one entry on stderr per unexpected error. */
-export const reportToStderr: ErrorReporter = (error, { method, path }) => {
+export const reportToStderr: ErrorReporter = (error, request) => {
   const detail =
     error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
-  process.stderr.write(`[gatehouse] ${method} ${path}: ${detail}\n`);
+  const where = request ? `${request.method} ${request.path}` : 'background';
+  process.stderr.write(`[gatehouse] ${where}: ${detail}\n`);
 };

@@ -1,6 +1,7 @@
 import type { RealmContext } from '../context.js';
 import { nowSeconds } from '../context.js';
 import type { GatehouseResponse } from '../http/types.js';
+import { ensureBrowserId } from '../interactions/browser-binding.js';
 import type { InteractionPrompt } from '../interactions/interaction.js';
 import { detailsOf, startInteraction } from '../interactions/interactions.js';
 import type { SessionRecord } from '../sessions/session.js';
@@ -23,6 +24,8 @@ export interface AuthorizationProgress {
   cookies: string[];
   /** The HTTP method of the browser's request (303 after a POST). */
   method: string;
+  /** The browser's Cookie header: interactions are bound to its browser id. */
+  cookieHeader: string | undefined;
 }
 
 /**
@@ -35,9 +38,11 @@ export async function continueAuthorization(
   request: AuthorizationRequest,
   progress: AuthorizationProgress,
 ): Promise<GatehouseResponse> {
-  const { session } = progress;
+  const session = await liveSession(context, progress.session);
   if (!session || needsLogin(context, request, session, progress.loggedInNow)) {
-    if (request.prompt.includes('none')) {
+    if (request.prompt.includes('none') || progress.loggedInNow) {
+      // After a login in this very authorization, a stale auth_time means the host did not
+      // authenticate the user as max_age asked; sending them round again would loop.
       throw redirected('login_required', 'the user is not signed in or must sign in again');
     }
     return interaction(context, 'login', request, progress);
@@ -59,15 +64,27 @@ export async function continueAuthorization(
   );
 }
 
+/** A session counts only while its account exists: a deleted user's SSO authorizes nothing. */
+async function liveSession(
+  context: RealmContext,
+  session: SessionRecord | undefined,
+): Promise<SessionRecord | undefined> {
+  if (!session) return undefined;
+  const account = await context.accounts.findAccount(context.realm.name, session.sub);
+  return account ? session : undefined;
+}
+
+/** OIDC Core §3.1.2.1: prompt=login, and max_age (0 meaning "sign in now", like prompt=login). */
 function needsLogin(
   context: RealmContext,
   request: AuthorizationRequest,
   session: SessionRecord,
   loggedInNow: boolean,
 ): boolean {
-  if (loggedInNow) return false;
-  if (request.prompt.includes('login')) return true;
-  return request.maxAge !== undefined && nowSeconds(context) - session.authTime > request.maxAge;
+  const { maxAge } = request;
+  const tooOld = maxAge !== undefined && nowSeconds(context) - session.authTime > maxAge;
+  if (loggedInNow) return tooOld;
+  return request.prompt.includes('login') || maxAge === 0 || tooOld;
 }
 
 /**
@@ -102,14 +119,17 @@ async function interaction(
   request: AuthorizationRequest,
   progress: AuthorizationProgress,
 ): Promise<GatehouseResponse> {
-  const { record, cookie } = await startInteraction(context, {
-    prompt,
-    request,
-    ...(prompt === 'consent' && progress.session ? { sub: progress.session.sub } : {}),
-    ...(progress.loggedInNow ? { loggedIn: true } : {}),
-  });
-  return redirect(context.interactionUrl(detailsOf(context, record)), progress.method, [
-    ...progress.cookies,
-    cookie,
-  ]);
+  const browser = ensureBrowserId(progress.cookieHeader, context.realm);
+  const record = await startInteraction(
+    context,
+    {
+      prompt,
+      request,
+      ...(prompt === 'consent' && progress.session ? { sub: progress.session.sub } : {}),
+      ...(progress.loggedInNow ? { loggedIn: true } : {}),
+    },
+    browser.id,
+  );
+  const cookies = browser.cookie ? [...progress.cookies, browser.cookie] : progress.cookies;
+  return redirect(context.interactionUrl(detailsOf(context, record)), progress.method, cookies);
 }

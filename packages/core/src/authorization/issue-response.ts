@@ -61,9 +61,9 @@ export async function issueAuthorizationResponse(
     params.id_token = await issueIdToken(context, {
       grant,
       ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
-      ...(params.access_token === undefined
-        ? { claims: await userClaims(context, grant) }
-        : { accessToken: params.access_token }),
+      // OIDC Core §5.4: claims go in the ID token only when no access token is issued at all.
+      ...(type === 'id_token' ? { claims: await userClaims(context, grant) } : {}),
+      ...(params.access_token === undefined ? {} : { accessToken: params.access_token }),
       ...(params.code === undefined ? {} : { code: params.code }),
     });
   }
@@ -77,7 +77,7 @@ export async function issueAuthorizationResponse(
   return params;
 }
 
-/** OIDC Core §5.4: without an access token to call userinfo with, the claims go in the ID token. */
+/** Without an access token to call userinfo with, the claims travel in the ID token. */
 async function userClaims(
   context: RealmContext,
   grant: UserGrant,

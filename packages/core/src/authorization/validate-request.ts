@@ -1,4 +1,6 @@
-import { SCOPE_TOKEN } from '../config/primitives.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import { checkScopesCoverResource, requestedResource } from '../grants/resource.js';
+import { requestedScopes } from '../grants/scope.js';
 import type { Params } from '../http/form.js';
 import type { Client, Realm } from '../realms/realm.js';
 import { redirected, shownAtProvider } from './authorization-error.js';
@@ -15,6 +17,17 @@ import {
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_AGE = /^\d{1,9}$/;
+/**
+ * Longest accepted values of what is stored with an interaction and echoed back: without bounds an
+ * anonymous request could park tens of kilobytes in the store per interaction.
+ */
+const MAX_LENGTHS = new Map([
+  ['state', 2048],
+  ['nonce', 2048],
+  ['login_hint', 512],
+  ['ui_locales', 512],
+  ['acr_values', 512],
+]);
 const PROMPTS = new Set<string>(['login', 'consent', 'none']);
 const RESPONSE_MODES = new Set<string>(['query', 'fragment']);
 /** OIDC Core §6 and §7.2.1: features requested that Gatehouse does not offer. */
@@ -46,15 +59,19 @@ export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
   }
   const responseType = parseResponseType(params.get('response_type') ?? '');
   const state = params.get('state');
+  const echoState = state !== undefined && !tooLong(params, 'state');
   return {
     client,
     target: {
       redirectUri,
       responseMode: errorResponseMode(params.get('response_mode'), client, responseType),
-      ...(state === undefined ? {} : { state }),
+      ...(echoState ? { state } : {}),
     },
   };
 }
+
+const tooLong = (params: Params, name: string) =>
+  (params.get(name)?.length ?? 0) > (MAX_LENGTHS.get(name) ?? Number.POSITIVE_INFINITY);
 
 /**
  * How errors reach the client: the requested mode if the client may use it, else the default of
@@ -83,6 +100,10 @@ export function validateRequest(
   for (const [name, code] of UNSUPPORTED) {
     if (params.has(name)) throw redirected(code, `the ${name} parameter is not supported`);
   }
+  for (const [name, max] of MAX_LENGTHS) {
+    if (tooLong(params, name))
+      throw redirected('invalid_request', `${name} is longer than ${max} characters`);
+  }
   const responseType = checkResponseType(params, client);
   const responseMode = checkResponseMode(params, client, responseType);
   const scopes = checkScopes(params, client, responseType);
@@ -92,28 +113,27 @@ export function validateRequest(
   if (includesIdToken(responseType) && nonce === undefined) {
     throw redirected('nonce_required', 'nonce is required when an id_token is returned');
   }
-  const request: AuthorizationRequest = {
+  const state = target.state;
+  const maxAge = checkMaxAge(params);
+  const uiLocales = spaceSeparated(params.get('ui_locales'));
+  const acrValues = spaceSeparated(params.get('acr_values'));
+  const loginHint = params.get('login_hint');
+  return {
     clientId: client.id,
     redirectUri: target.redirectUri,
     responseType,
     responseMode,
     scopes,
     prompt: checkPrompt(params),
+    ...(state === undefined ? {} : { state }),
+    ...(nonce === undefined ? {} : { nonce }),
+    ...(codeChallenge === undefined ? {} : { codeChallenge }),
+    ...(resource === undefined ? {} : { resource }),
+    ...(maxAge === undefined ? {} : { maxAge }),
+    ...(uiLocales === undefined ? {} : { uiLocales }),
+    ...(acrValues === undefined ? {} : { acrValues }),
+    ...(loginHint === undefined ? {} : { loginHint }),
   };
-  const optional = {
-    state: target.state,
-    nonce,
-    codeChallenge,
-    resource,
-    maxAge: checkMaxAge(params),
-    uiLocales: spaceSeparated(params.get('ui_locales')),
-    acrValues: spaceSeparated(params.get('acr_values')),
-    loginHint: params.get('login_hint'),
-  };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) Object.assign(request, { [key]: value });
-  }
-  return request;
 }
 
 function checkResponseType(params: Params, client: Client): ResponseType {
@@ -142,31 +162,35 @@ function checkResponseMode(params: Params, client: Client, type: ResponseType): 
 }
 
 function checkScopes(params: Params, client: Client, type: ResponseType): string[] {
-  const scope = params.get('scope');
-  const scopes = scope === undefined ? [...client.defaultScopes] : [...new Set(scope.split(' '))];
-  if (scopes.length === 0 || !scopes.every((token) => SCOPE_TOKEN.test(token))) {
-    throw redirected('invalid_scope', 'scope must be space-separated scope tokens');
-  }
-  const unassigned = scopes.find((token) => !client.scopes.has(token));
-  if (unassigned !== undefined) {
-    throw redirected('invalid_scope', `scope "${unassigned}" is not assigned to this client`);
-  }
+  const scopes = redirectedOnError(() =>
+    requestedScopes(params.get('scope'), client, client.defaultScopes),
+  );
+  if (scopes.length === 0) throw redirected('invalid_scope', 'no scope was requested');
   if (includesIdToken(type) && !scopes.includes('openid')) {
     throw redirected('invalid_scope', 'an id_token needs the openid scope');
   }
   return scopes;
 }
 
+/** Interface §7.2 names invalid_request for an unknown resource and for scopes too narrow for it. */
 function checkResource(params: Params, realm: Realm, scopes: string[]): string | undefined {
   const uri = params.get('resource');
   if (uri === undefined) return undefined;
-  const resource = realm.resources.get(uri);
-  if (!resource)
-    throw redirected('invalid_request', 'resource is not a Protected Resource of this realm');
-  if (resource.scopes.length > 0 && !scopes.some((scope) => resource.scopes.includes(scope))) {
-    throw redirected('invalid_request', 'the requested scopes are insufficient for the resource');
-  }
+  redirectedOnError(
+    () => checkScopesCoverResource(scopes, requestedResource(uri, realm)),
+    'invalid_request',
+  );
   return uri;
+}
+
+/** Runs a check shared with the token endpoint, sending its error to the client instead. */
+function redirectedOnError<T>(check: () => T, code?: string): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    throw redirected(code ?? error.code, error.description ?? error.code);
+  }
 }
 
 /** RFC 7636 with S256 only; the challenge is required when the client enforces PKCE. */

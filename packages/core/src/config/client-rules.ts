@@ -63,6 +63,20 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       problem('grant_types', 'client_credentials needs a client that authenticates');
   }
 
+  // Only a client with redirect URIs reaches the authorization endpoint at all.
+  const codeResponses = client.response_types.filter((type) => type.split(' ').includes('code'));
+  const browserClient = client.redirect_uris.length > 0;
+  if (
+    browserClient &&
+    codeResponses.length > 0 &&
+    !client.grant_types.includes('authorization_code')
+  ) {
+    problem(
+      'grant_types',
+      `response_type "${codeResponses[0]}" needs the authorization_code grant`,
+    );
+  }
+
   // RFC 9700 §2.1.1: without a secret, PKCE is all that stops a stolen code being redeemed.
   if (method === 'none' && !client.require_pkce) {
     problem('require_pkce', 'must be true for a public client (token_endpoint_auth_method none)');

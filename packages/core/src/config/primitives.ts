@@ -17,11 +17,18 @@ export const scopeString = z
 
 export const absoluteUrl = z.string().refine(isAbsoluteUrl, 'must be an absolute URL');
 
-/** Redirect URIs: absolute, without a fragment (RFC 6749 §3.1.2). */
+/** Schemes a browser would run or read locally instead of navigating to an application. */
+const SCRIPT_SCHEMES = /^(javascript|data|vbscript|file|blob):/i;
+
+/** Redirect URIs: absolute, without a fragment (RFC 6749 §3.1.2), never a script or local URL. */
 export const redirectUri = z
   .string()
   .refine(isAbsoluteUrl, 'must be an absolute URL')
-  .refine((value) => !value.includes('#'), 'must not contain a fragment');
+  .refine((value) => !value.includes('#'), 'must not contain a fragment')
+  .refine(
+    (value) => !SCRIPT_SCHEMES.test(value),
+    'must not be a javascript:, data:, vbscript:, file: or blob: URL',
+  );
 
 /** A public origin plus optional path: where Gatehouse is reachable from outside. */
 export const baseUrl = z

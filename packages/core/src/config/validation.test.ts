@@ -174,7 +174,10 @@ describe('client rules (client-rules.ts)', () => {
       mutate: (d) => {
         d.client(4).grant_types = ['client_credentials'];
       },
-      issues: [[at(4, 'grant_types'), 'client_credentials is for web applications only']],
+      issues: [
+        [at(4, 'grant_types'), 'client_credentials is for web applications only'],
+        [at(4, 'grant_types'), 'response_type "code" needs the authorization_code grant'],
+      ],
     },
     {
       name: 'client_credentials for a web client that does not authenticate',
@@ -184,7 +187,10 @@ describe('client rules (client-rules.ts)', () => {
           grant_types: ['client_credentials'],
         });
       },
-      issues: [[at(4, 'grant_types'), 'client_credentials needs a client that authenticates']],
+      issues: [
+        [at(4, 'grant_types'), 'client_credentials needs a client that authenticates'],
+        [at(4, 'grant_types'), 'response_type "code" needs the authorization_code grant'],
+      ],
     },
     {
       name: "a default scope outside the client's scope",
@@ -434,6 +440,13 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
         d.client(4).redirect_uris = ['com.example.app:/cb', 'https://app.example.com/cb#top'];
       },
       issues: [[at(4, 'redirect_uris[1]'), 'must not contain a fragment']],
+    },
+    {
+      name: 'a javascript: redirect URI',
+      mutate: (d) => {
+        d.client(4).redirect_uris = ['com.example.app:/cb', 'javascript:alert(1)//'];
+      },
+      issues: [[at(4, 'redirect_uris[1]'), 'must not be a javascript:']],
     },
     {
       name: 'a relative post-logout redirect URI',

@@ -6,7 +6,7 @@ import { targetOf } from '../authorization/redirect.js';
 import { type EndpointHandler, nowSeconds } from '../context.js';
 import { parseUrlEncoded } from '../http/form.js';
 import type { InteractionRecord, LoginResult } from '../interactions/interaction.js';
-import { clearBindingCookie, takeFinishedInteraction } from '../interactions/interactions.js';
+import { takeFinishedInteraction } from '../interactions/interactions.js';
 import { type Login, loadSession, type SessionRecord, startSession } from '../sessions/session.js';
 
 /**
@@ -25,8 +25,16 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
         'this sign-in has expired or was already completed; start again from the application',
       );
     }
-    const cookies = [clearBindingCookie(context, interaction.id)];
+    const cookies: string[] = [];
     const authorization = interaction.request;
+    // The configuration may have changed while the user was signing in.
+    const client = context.realm.clients.get(authorization.clientId);
+    if (!client?.config.redirect_uris.includes(authorization.redirectUri)) {
+      throw shownAtProvider(
+        'invalid_request',
+        'the application of this sign-in is no longer registered for it; start again',
+      );
+    }
     return answerAuthorization(
       context,
       targetOf(authorization),
@@ -71,6 +79,7 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
           ...(consentedScopes === undefined ? {} : { consentedScopes }),
           cookies,
           method: request.method,
+          cookieHeader: request.headers.cookie,
         });
       },
     );

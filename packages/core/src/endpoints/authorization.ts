@@ -26,6 +26,7 @@ export const authorizationEndpoint: EndpointHandler = async (request, context) =
         loggedInNow: false,
         cookies: [],
         method: request.method,
+        cookieHeader: request.headers.cookie,
       });
     });
   });

@@ -13,7 +13,7 @@ import {
   endSession,
   type LoadedSession,
   loadSession,
-  SESSION_COOKIE,
+  sessionCookieName,
 } from '../sessions/session.js';
 import { ID_TOKEN_JWT_TYPE } from '../tokens/id-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
@@ -74,7 +74,7 @@ async function logout(
   if (confirmation !== undefined) return confirmed(request, context, confirmation);
 
   const logoutRequest = await validateRequest(params, context);
-  const presented = sessionCookiePresented(request);
+  const presented = sessionCookiePresented(request, context);
   // A relying party's cross-site POST carries no SameSite=Lax session cookie; the same request
   // as a top-level GET does, so the session can be seen (and not merely its cookies cleared).
   if (post && !presented) return redirect(303, asGetRequest(params, context), []);
@@ -248,8 +248,8 @@ function asGetRequest(params: Params, context: RealmContext): string {
   return query.size === 0 ? url : `${url}?${query}`;
 }
 
-function sessionCookiePresented(request: GatehouseRequest): boolean {
-  return (readCookies(request.headers.cookie).get(SESSION_COOKIE) ?? '') !== '';
+function sessionCookiePresented(request: GatehouseRequest, context: RealmContext): boolean {
+  return (readCookies(request.headers.cookie).get(sessionCookieName(context.realm)) ?? '') !== '';
 }
 
 const confirmationId = (context: RealmContext, token: string) =>

@@ -54,6 +54,10 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
 
   const record = (await findAccessToken(context, token))?.record;
   if (!record) throw fail('invalid_token', 'the access token is invalid, expired or revoked');
+  // RFC 8707: a token for a Protected Resource is that resource's, not a key to the user's claims.
+  if (record.resource !== undefined) {
+    throw fail('invalid_token', 'the access token is for a Protected Resource, not for userinfo');
+  }
   const scopes = record.scope.split(' ');
   if (!scopes.includes('openid')) {
     throw fail('insufficient_scope', 'the access token was not granted the openid scope', 'openid');

@@ -31,6 +31,9 @@ export const authorizationCodeGrant: GrantHandler = async (params, client, conte
   }
   checkCodeVerifier(codeChallenge, params.get('code_verifier'));
   const resource = userTokenResource(params.get('resource'), grant, context.realm, grant.scopes);
+  if (!(await context.accounts.findAccount(context.realm.name, grant.sub))) {
+    throw invalidGrant('the account of this grant no longer exists');
+  }
 
   return userTokenResponse(context, client, {
     grant,

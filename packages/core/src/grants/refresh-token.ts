@@ -4,6 +4,7 @@ import {
   consumeRefreshToken,
   findRefreshToken,
   type RefreshTokenRecord,
+  refreshTokenHeld,
 } from '../tokens/refresh-token.js';
 import type { GrantHandler } from './grant.js';
 import { requestedScopes } from './scope.js';
@@ -42,7 +43,7 @@ export const refreshTokenGrant: GrantHandler = async (params, client, context) =
     scopes,
     resource,
     refreshTokenExp: found.exp,
-    consumedRecordHeld: async () => (await findRefreshToken(context, token)) !== undefined,
+    consumedRecordHeld: () => refreshTokenHeld(context, token),
   });
 };
 

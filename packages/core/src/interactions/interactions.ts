@@ -1,10 +1,10 @@
-import type { RealmContext } from '../context.js';
+import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { ENDPOINT_PATHS } from '../endpoints/paths.js';
-import { readCookies, serializeCookie } from '../http/cookies.js';
 import type { GatehouseRequest } from '../http/types.js';
-import { realmCookieOptions } from '../sessions/session.js';
+import type { Revised } from '../store/store.js';
+import { browserIdOf } from './browser-binding.js';
 import {
   INTERACTION_NAMESPACE,
   type InteractionDetails,
@@ -14,7 +14,6 @@ import {
 
 /** How long a user has to sign in or consent before the authorization request must start over. */
 export const INTERACTION_TTL_SECONDS = 900;
-const BINDING_COOKIE_PREFIX = 'gh_interaction_';
 
 export class InteractionError extends Error {
   constructor(message: string) {
@@ -23,45 +22,51 @@ export class InteractionError extends Error {
   }
 }
 
-/**
- * Stores a new interaction and returns it with the cookie that binds it to this browser: only
- * the browser that started an authorization can resume it, whoever finishes the interaction.
- */
+/** Stores a new interaction bound to the browser id that started it (see browser-binding.ts). */
 export async function startInteraction(
   context: RealmContext,
   fields: Omit<InteractionRecord, 'id' | 'realm' | 'browserBinding'>,
-): Promise<{ record: InteractionRecord; cookie: string }> {
+  browserId: string,
+): Promise<InteractionRecord> {
   const id = randomId(16);
-  const binding = randomId(32);
   const record: InteractionRecord = {
     ...fields,
     id,
     realm: context.realm.name,
-    browserBinding: tokenDigest(binding),
+    browserBinding: tokenDigest(browserId),
   };
   await context.store.set(INTERACTION_NAMESPACE, recordId(context.realm.name, id), record, {
     ttlSeconds: INTERACTION_TTL_SECONDS,
   });
-  const cookie = serializeCookie(
-    `${BINDING_COOKIE_PREFIX}${id}`,
-    binding,
-    realmCookieOptions(context.realm, INTERACTION_TTL_SECONDS, {
-      path: new URL(context.realm.url(ENDPOINT_PATHS.authorizationResume)).pathname,
-    }),
-  );
-  return { record, cookie };
+  return record;
 }
 
-/** What the host's page shows; undefined for an unknown, expired or already finished interaction. */
-export async function interactionDetails(
+/** The live interaction of that id if the request comes from the browser that started it. */
+async function readBound(
   context: RealmContext,
   id: string,
-): Promise<InteractionDetails | undefined> {
-  const record = await context.store.get<InteractionRecord>(
+  cookieHeader: string | undefined,
+): Promise<Revised<InteractionRecord> | undefined> {
+  const browserId = browserIdOf(cookieHeader, context.realm);
+  if (browserId === undefined) return undefined;
+  const read = await context.store.read<InteractionRecord>(
     INTERACTION_NAMESPACE,
     recordId(context.realm.name, id),
   );
-  return record && !record.result ? detailsOf(context, record) : undefined;
+  return read && read.value.browserBinding === tokenDigest(browserId) ? read : undefined;
+}
+
+/**
+ * What the host's page shows; undefined for an unknown, expired or finished interaction, or when
+ * `cookieHeader` (the browser's Cookie header) is not that of the browser that started it.
+ */
+export async function interactionDetails(
+  context: RealmContext,
+  id: string,
+  cookieHeader: string | undefined,
+): Promise<InteractionDetails | undefined> {
+  const read = await readBound(context, id, cookieHeader);
+  return read && !read.value.result ? detailsOf(context, read.value) : undefined;
 }
 
 export function detailsOf(context: RealmContext, record: InteractionRecord): InteractionDetails {
@@ -96,28 +101,65 @@ export async function finishInteraction(
   context: RealmContext,
   id: string,
   result: InteractionResult,
+  cookieHeader: string | undefined,
 ): Promise<string> {
-  const key = recordId(context.realm.name, id);
-  const record = await context.store.get<InteractionRecord>(INTERACTION_NAMESPACE, key);
-  if (!record || record.result)
-    throw new InteractionError('unknown, expired or finished interaction');
-  if (!('error' in result)) {
-    if (record.prompt === 'login' && !('login' in result))
-      throw new InteractionError('a login interaction needs a login result');
-    if (record.prompt === 'consent' && !('consent' in result))
-      throw new InteractionError('a consent interaction needs a consent result');
-    if ('login' in result && record.sub !== undefined && result.login.sub !== record.sub)
-      throw new InteractionError('the login result names another user than the session');
+  const read = await readBound(context, id, cookieHeader);
+  if (!read || read.value.result) {
+    throw new InteractionError('unknown, expired or finished interaction, or another browser');
   }
-  await context.store.set(
-    INTERACTION_NAMESPACE,
-    key,
-    { ...record, result },
-    {
-      ttlSeconds: INTERACTION_TTL_SECONDS,
-    },
-  );
+  const problem = resultProblem(read.value, result, nowSeconds(context));
+  if (problem) throw new InteractionError(problem);
+  // Compare-and-set: of two concurrent finishes only one result is recorded.
+  const key = recordId(context.realm.name, id);
+  const stored = await context.store.replace(INTERACTION_NAMESPACE, key, read.revision, {
+    ...read.value,
+    result,
+  });
+  if (!stored) throw new InteractionError('unknown, expired or finished interaction');
   return resumeUrl(context, id);
+}
+
+const SUB = /^[\x21-\x7e]{1,255}$/;
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((each) => typeof each === 'string');
+
+/**
+ * What is wrong with a host's result, or undefined. Results come from application code, typed or
+ * not, and end up in tokens: checked here rather than trusted.
+ */
+function resultProblem(
+  record: InteractionRecord,
+  result: InteractionResult,
+  now: number,
+): string | undefined {
+  if ('error' in result) {
+    return ['access_denied', 'login_required'].includes(result.error)
+      ? undefined
+      : 'error must be access_denied or login_required';
+  }
+  if (record.prompt === 'login' && !('login' in result))
+    return 'a login interaction needs a login result';
+  if (record.prompt === 'consent' && !('consent' in result))
+    return 'a consent interaction needs a consent result';
+  if ('login' in result) {
+    const { sub, authTime, amr, acr } = result.login;
+    if (typeof sub !== 'string' || !SUB.test(sub))
+      return 'login.sub must be 1 to 255 printable ASCII characters';
+    if (record.sub !== undefined && sub !== record.sub)
+      return 'the login result names another user than the session';
+    if (
+      authTime !== undefined &&
+      !(Number.isInteger(authTime) && authTime > 0 && authTime <= now)
+    ) {
+      return 'login.authTime must be whole seconds since the epoch, not in the future';
+    }
+    if (amr !== undefined && !isStrings(amr)) return 'login.amr must be a list of strings';
+    if (acr !== undefined && typeof acr !== 'string') return 'login.acr must be a string';
+  }
+  if (result.consent !== undefined && !isStrings(result.consent.scopes)) {
+    return 'consent.scopes must be a list of strings';
+  }
+  return undefined;
 }
 
 /**
@@ -129,24 +171,13 @@ export async function takeFinishedInteraction(
   context: RealmContext,
   id: string,
 ): Promise<InteractionRecord | undefined> {
-  const binding = readCookies(request.headers.cookie).get(`${BINDING_COOKIE_PREFIX}${id}`);
-  if (binding === undefined) return undefined;
-  const key = recordId(context.realm.name, id);
-  const record = await context.store.get<InteractionRecord>(INTERACTION_NAMESPACE, key);
-  if (!record?.result || record.browserBinding !== tokenDigest(binding)) return undefined;
-  const consumed = await context.store.consume<InteractionRecord>(INTERACTION_NAMESPACE, key);
-  return consumed?.firstUse && consumed.value.result ? consumed.value : undefined;
-}
-
-/** Clears the binding cookie once the interaction has been resumed. */
-export function clearBindingCookie(context: RealmContext, id: string): string {
-  return serializeCookie(
-    `${BINDING_COOKIE_PREFIX}${id}`,
-    '',
-    realmCookieOptions(context.realm, 0, {
-      path: new URL(context.realm.url(ENDPOINT_PATHS.authorizationResume)).pathname,
-    }),
+  const read = await readBound(context, id, request.headers.cookie);
+  if (!read?.value.result) return undefined;
+  const consumed = await context.store.consume<InteractionRecord>(
+    INTERACTION_NAMESPACE,
+    recordId(context.realm.name, id),
   );
+  return consumed?.firstUse && consumed.value.result ? consumed.value : undefined;
 }
 
 export const resumeUrl = (context: RealmContext, id: string) =>

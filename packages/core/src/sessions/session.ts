@@ -6,8 +6,12 @@ import type { GatehouseRequest } from '../http/types.js';
 import type { Realm } from '../realms/realm.js';
 
 export const SESSION_NAMESPACE = 'session';
-/** HttpOnly: the browser's key to its session record. */
-export const SESSION_COOKIE = 'gh_session';
+/**
+ * HttpOnly: the browser's key to its session record. On https the `__Secure-` prefix stops a
+ * sibling subdomain on plain http from planting one (RFC 6265bis §4.1.3.1).
+ */
+export const sessionCookieName = (realm: Realm) =>
+  isHttps(realm) ? '__Secure-gh_session' : 'gh_session';
 /**
  * Readable by the check_session_iframe's script (OIDC Session Management 1.0 §3.1): changes
  * whenever the user signs in or out, which is what relying parties listen for.
@@ -47,7 +51,7 @@ export async function loadSession(
   request: GatehouseRequest,
   context: RealmContext,
 ): Promise<LoadedSession | undefined> {
-  const cookie = readCookies(request.headers.cookie).get(SESSION_COOKIE);
+  const cookie = readCookies(request.headers.cookie).get(sessionCookieName(context.realm));
   if (cookie === undefined || cookie === '') return undefined;
   const id = sessionRecordId(context.realm, cookie);
   const record = await context.store.get<SessionRecord>(SESSION_NAMESPACE, id);
@@ -81,7 +85,11 @@ export async function startSession(
   return {
     record,
     cookies: [
-      serializeCookie(SESSION_COOKIE, cookie, sessionCookieOptions(context.realm, ttl)),
+      serializeCookie(
+        sessionCookieName(context.realm),
+        cookie,
+        realmCookieOptions(context.realm, ttl),
+      ),
       serializeCookie(
         BROWSER_STATE_COOKIE,
         record.browserState,
@@ -98,7 +106,7 @@ export async function endSession(
 ): Promise<string[]> {
   if (session) await context.store.delete(SESSION_NAMESPACE, session.id);
   return [
-    serializeCookie(SESSION_COOKIE, '', sessionCookieOptions(context.realm, 0)),
+    serializeCookie(sessionCookieName(context.realm), '', realmCookieOptions(context.realm, 0)),
     serializeCookie(BROWSER_STATE_COOKIE, '', browserStateCookieOptions(context.realm, 0)),
   ];
 }
@@ -109,26 +117,27 @@ export function realmCookieOptions(
   maxAge: number | undefined,
   overrides: Partial<CookieOptions> = {},
 ): CookieOptions {
-  const issuer = new URL(realm.issuer);
   return {
-    path: issuer.pathname,
+    path: new URL(realm.issuer).pathname,
     ...(maxAge === undefined ? {} : { maxAge }),
     httpOnly: true,
-    secure: issuer.protocol === 'https:',
+    secure: isHttps(realm),
     sameSite: 'Lax',
     ...overrides,
   };
 }
-
-const sessionCookieOptions = (realm: Realm, maxAge: number) => realmCookieOptions(realm, maxAge);
 
 /**
  * The check_session_iframe runs inside the relying party's page, a third-party context where
  * only `SameSite=None` cookies are visible; browsers accept those only with `Secure`.
  */
 function browserStateCookieOptions(realm: Realm, maxAge: number): CookieOptions {
-  const secure = realm.issuer.startsWith('https:');
-  return realmCookieOptions(realm, maxAge, { httpOnly: false, sameSite: secure ? 'None' : 'Lax' });
+  return realmCookieOptions(realm, maxAge, {
+    httpOnly: false,
+    sameSite: isHttps(realm) ? 'None' : 'Lax',
+  });
 }
+
+export const isHttps = (realm: Realm) => realm.issuer.startsWith('https:');
 
 const sessionRecordId = (realm: Realm, cookie: string) => `${realm.name}/${tokenDigest(cookie)}`;

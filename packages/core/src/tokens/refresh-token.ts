@@ -56,6 +56,12 @@ export async function findRefreshToken(
   return record && record.exp > nowSeconds(context) ? record : undefined;
 }
 
+/** Whether the token's record still exists, expired or not: false once its grant was revoked. */
+export async function refreshTokenHeld(context: RealmContext, token: string): Promise<boolean> {
+  const key = refreshTokenRecordId(context, token);
+  return (await context.store.get(REFRESH_TOKEN_NAMESPACE, key)) !== undefined;
+}
+
 /** Marks the refresh token used (rotation): `firstUse` false means it was already rotated. */
 export async function consumeRefreshToken(
   context: RealmContext,
