@@ -1,5 +1,6 @@
 import {
   type Accounts,
+  type AuthenticatorPush,
   type ClientInput,
   createProvider,
   type GatehouseResponse,
@@ -92,6 +93,8 @@ export interface HarnessOptions {
   signer?: JwsSigner;
   /** The user store; `TEST_ACCOUNTS` (test/support/fixtures.ts) by default. */
   accounts?: Accounts;
+  /** For realms with CIBA. */
+  authenticatorPush?: AuthenticatorPush;
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -114,6 +117,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     accounts: options.accounts ?? TEST_ACCOUNTS,
+    ...(options.authenticatorPush ? { authenticatorPush: options.authenticatorPush } : {}),
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);

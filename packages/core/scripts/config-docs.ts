@@ -43,7 +43,7 @@ const SECTIONS: Section[] = [
   {
     title: 'Provider options',
     intro:
-      'The plain-data options of `createProvider(options)`; it also takes `realms` (the list below, or a loader), and optionally `store`, `keys`, `signer`, `now` and `onError`.',
+      'The plain-data options of `createProvider(options)`; it also takes `realms` (the list below, or a loader), and optionally `store`, `keys`, `signer`, `accounts`, `interactionUrl`, `authenticatorPush`, `now` and `onError`.',
     schema: providerOptionsSchema,
   },
   {
@@ -83,6 +83,7 @@ Client (\`config/client-rules.ts\`):
 - \`client_credentials\` in \`grant_types\` needs \`application_type: "web"\` and a method other
   than \`none\`.
 - Every scope of \`default_scope\` must be in the client's \`scope\`.
+- A public client (\`none\`) must keep \`require_pkce\` (RFC 9700 §2.1.1).
 
 Realm (\`config/realm-rules.ts\`):
 
@@ -92,6 +93,7 @@ Realm (\`config/realm-rules.ts\`):
 - A client's \`scope\` and \`default_scope\`, and a resource's \`scopes\`, name only scopes of the
   realm.
 - A resource's \`client_id\` names a client of the realm.
+- A client with the CIBA grant type needs the realm's \`ciba\` settings.
 
 Realm lists: realm \`name\`s are unique.
 `;

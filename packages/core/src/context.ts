@@ -1,4 +1,5 @@
 import type { Accounts } from './accounts/accounts.js';
+import type { AuthenticatorPush } from './ciba/authenticator-push.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails } from './interactions/interaction.js';
 import type { KeyStore } from './keys/key-store.js';
@@ -17,6 +18,10 @@ export interface ProviderContext {
   readonly accounts: Accounts;
   /** Where the host application's login or consent page for an interaction lives. */
   readonly interactionUrl: (interaction: InteractionDetails) => string;
+  /** Reaches users' authenticator apps; required by realms with CIBA. */
+  readonly authenticatorPush: AuthenticatorPush | undefined;
+  /** Reports a failure nobody is waiting for (the `onError` option). */
+  readonly reportError: (error: unknown) => void;
 }
 
 export interface RealmContext extends ProviderContext {

@@ -1,5 +1,10 @@
 export { type Account, type Accounts, claimlessAccounts } from './accounts/accounts.js';
 export { claimsForScopes, SCOPE_CLAIMS } from './accounts/claims.js';
+export type {
+  AuthenticatorPush,
+  CibaApproval,
+  CibaNotification,
+} from './ciba/authenticator-push.js';
 export { type ClientConfig, type ClientInput, clientSchema } from './config/client.js';
 export {
   ConfigError,
@@ -23,6 +28,7 @@ export {
   oauthErrorResponse,
   payloadTooLargeResponse,
 } from './errors/to-response.js';
+export { escapeHtml } from './http/html.js';
 export { isFormUrlEncoded } from './http/media-type.js';
 export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
 export type {
@@ -38,6 +44,7 @@ export type { JwsSigner, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
 export {
+  type CibaDecisions,
   createProvider,
   type Interactions,
   type Provider,
@@ -51,4 +58,10 @@ export {
   validateRealms,
 } from './realms/realm-source.js';
 export { MemoryStore } from './store/memory-store.js';
-export type { ConsumeResult, RecordKey, RecordOptions, Store } from './store/store.js';
+export type {
+  ConsumeResult,
+  RecordKey,
+  RecordOptions,
+  Revised,
+  Store,
+} from './store/store.js';

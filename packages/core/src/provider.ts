@@ -1,7 +1,9 @@
 import { type Accounts, claimlessAccounts } from './accounts/accounts.js';
-import { parseConfig } from './config/issues.js';
+import type { AuthenticatorPush, CibaApproval } from './ciba/authenticator-push.js';
+import { decideCibaRequest } from './ciba/decide.js';
+import { type ConfigIssue, parseConfig } from './config/issues.js';
 import { providerOptionsSchema } from './config/provider.js';
-import type { RealmInput } from './config/realm.js';
+import type { RealmConfig, RealmInput } from './config/realm.js';
 import type { ProviderContext, RealmContext } from './context.js';
 import { methodNotAllowed, notFound } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
@@ -45,12 +47,17 @@ export interface ProviderOptions {
    * Default: `{issuer}/interaction/{id}`, where the standalone server serves its pages.
    */
   interactionUrl?: (interaction: InteractionDetails) => string;
+  /** Reaches users' authenticator apps; required when a realm enables CIBA. */
+  authenticatorPush?: AuthenticatorPush;
   /** Milliseconds since the epoch. */
   now?: () => number;
   /** Largest accepted request body; larger ones get 413. Default 64 KiB. */
   maxBodyBytes?: number;
-  /** Receives every unexpected error (the client only sees `server_error`). Default: console.error. */
-  onError?: (error: unknown, request: GatehouseRequest) => void;
+  /**
+   * Receives every unexpected error (the client only sees `server_error`), with the request it
+   * happened in, if any. Default: console.error.
+   */
+  onError?: (error: unknown, request: GatehouseRequest | undefined) => void;
 }
 
 export interface Provider {
@@ -62,21 +69,48 @@ export interface Provider {
   rotateKeys(realmName: string): Promise<void>;
   /** How the host's login and consent pages read and finish interactions. */
   readonly interactions: Interactions;
+  /** How the authenticator's back end answers CIBA requests. */
+  readonly ciba: CibaDecisions;
   readonly store: Store;
   readonly maxBodyBytes: number;
   /** Closes the store. */
   close(): Promise<void>;
 }
 
+/**
+ * How the host's login and consent pages read and finish interactions. Both take the Cookie
+ * header of the browser's request to the page: an interaction belongs to the browser that
+ * started the authorization, so a login link forwarded to someone else shows nothing there.
+ */
 export interface Interactions {
-  /** The interaction, or undefined when it is unknown, expired or already finished. */
-  details(realmName: string, id: string): Promise<InteractionDetails | undefined>;
+  /**
+   * The interaction, or undefined when it is unknown, expired, already finished, or the cookies
+   * are not those of the browser that started it.
+   */
+  details(
+    realmName: string,
+    id: string,
+    cookieHeader: string | undefined,
+  ): Promise<InteractionDetails | undefined>;
   /**
    * Records the host's result and returns the URL to send the browser to with a 303. Rejects
-   * with `InteractionError` for an unknown, expired or finished interaction, or a result that
-   * does not answer its prompt.
+   * with `InteractionError` for an interaction `details` would not show, or a result that does
+   * not answer its prompt.
    */
-  finish(realmName: string, id: string, result: InteractionResult): Promise<string>;
+  finish(
+    realmName: string,
+    id: string,
+    result: InteractionResult,
+    cookieHeader: string | undefined,
+  ): Promise<string>;
+}
+
+/** The user's answer to a CIBA request, from the authenticator's back end. */
+export interface CibaDecisions {
+  /** Approves a pending request; false when it is unknown, expired or no longer pending. */
+  approve(realmName: string, authReqId: string, approval?: CibaApproval): Promise<boolean>;
+  /** Denies a pending request; false when it is unknown, expired or no longer pending. */
+  deny(realmName: string, authReqId: string): Promise<boolean>;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -84,11 +118,17 @@ export function createProvider(options: ProviderOptions): Provider {
     baseUrl: options.baseUrl,
     maxBodyBytes: options.maxBodyBytes,
   });
+  const push = options.authenticatorPush;
+  const providerRules = (config: RealmConfig): ConfigIssue[] =>
+    config.ciba && !push
+      ? [{ path: 'ciba', message: 'needs an authenticatorPush in the provider options' }]
+      : [];
   const realms: RealmSource =
     typeof options.realms === 'function'
-      ? loaderRealmSource(options.realms, baseUrl)
-      : staticRealmSource(options.realms, baseUrl);
+      ? loaderRealmSource(options.realms, baseUrl, providerRules)
+      : staticRealmSource(options.realms, baseUrl, providerRules);
   const now = options.now ?? Date.now;
+  const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
   const store = options.store ?? new MemoryStore({ now });
   const context: ProviderContext = {
     store,
@@ -100,8 +140,15 @@ export function createProvider(options: ProviderOptions): Provider {
     interactionUrl:
       options.interactionUrl ??
       ((interaction) => `${baseUrl}/oauth/${interaction.realm}/interaction/${interaction.id}`),
+    authenticatorPush: push,
+    reportError: (error) => {
+      try {
+        onError(error, undefined);
+      } catch {
+        // A failing hook must not turn a background failure into an unhandled rejection.
+      }
+    },
   };
-  const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
   // One context per realm object instead of a copy per request (a measurable share of a request).
   const realmContexts = new WeakMap<Realm, RealmContext>();
   const realmContext = (realm: Realm): RealmContext => {
@@ -133,15 +180,27 @@ export function createProvider(options: ProviderOptions): Provider {
       }
     },
     realm: (name) => realms.get(name),
-    interactions: {
-      async details(realmName, id) {
+    ciba: {
+      async approve(realmName, authReqId, approval = {}) {
         const realm = await realms.get(realmName);
-        return realm && interactionDetails(realmContext(realm), id);
+        return realm
+          ? decideCibaRequest(realmContext(realm), authReqId, { approve: approval })
+          : false;
       },
-      async finish(realmName, id, result) {
+      async deny(realmName, authReqId) {
+        const realm = await realms.get(realmName);
+        return realm ? decideCibaRequest(realmContext(realm), authReqId, { deny: true }) : false;
+      },
+    },
+    interactions: {
+      async details(realmName, id, cookieHeader) {
+        const realm = await realms.get(realmName);
+        return realm && interactionDetails(realmContext(realm), id, cookieHeader);
+      },
+      async finish(realmName, id, result, cookieHeader) {
         const realm = await realms.get(realmName);
         if (!realm) throw new InteractionError(`unknown realm "${realmName}"`);
-        return finishInteraction(realmContext(realm), id, result);
+        return finishInteraction(realmContext(realm), id, result, cookieHeader);
       },
     },
     async rotateKeys(realmName) {

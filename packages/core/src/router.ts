@@ -1,6 +1,7 @@
 import type { EndpointHandler } from './context.js';
 import { authorizationEndpoint } from './endpoints/authorization.js';
 import { authorizationResumeEndpoint } from './endpoints/authorization-resume.js';
+import { backchannelAuthenticationEndpoint } from './endpoints/backchannel-authentication.js';
 import { checkSessionEndpoint } from './endpoints/check-session.js';
 import { discoveryEndpoint } from './endpoints/discovery.js';
 import { endSessionEndpoint } from './endpoints/end-session.js';
@@ -33,6 +34,10 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   [ENDPOINT_PATHS.userinfo, { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint }],
   [ENDPOINT_PATHS.endSession, { methods: ['GET', 'POST'], handler: endSessionEndpoint }],
   [ENDPOINT_PATHS.checkSession, { methods: GET, handler: checkSessionEndpoint }],
+  [
+    ENDPOINT_PATHS.backchannelAuthentication,
+    { methods: POST, handler: backchannelAuthenticationEndpoint },
+  ],
 ]);
 
 const REALM_PATH = /^\/oauth\/([^/]+)\/(.+)$/;

@@ -10,11 +10,13 @@ export const CLIENT_AUTH_METHODS = [
 ] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
+export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
+
 export const GRANT_TYPES = [
   'authorization_code',
   'refresh_token',
   'client_credentials',
-  'urn:openid:params:grant-type:ciba',
+  CIBA_GRANT_TYPE,
   'implicit',
 ] as const;
 

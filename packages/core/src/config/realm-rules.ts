@@ -1,3 +1,4 @@
+import { CIBA_GRANT_TYPE } from './client.js';
 import { clientIssues } from './client-rules.js';
 import { type ConfigIssue, joinPath } from './issues.js';
 import { splitScope } from './primitives.js';
@@ -28,6 +29,9 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     clientIds.add(client.client_id);
     for (const issue of clientIssues(client))
       issues.push({ ...issue, path: joinPath(at, issue.path) });
+    if (client.grant_types.includes(CIBA_GRANT_TYPE) && realm.ciba === undefined) {
+      problem(`${at}.grant_types`, `${CIBA_GRANT_TYPE} needs the realm's ciba settings`);
+    }
     for (const [field, value] of [
       ['scope', client.scope],
       ['default_scope', client.default_scope],

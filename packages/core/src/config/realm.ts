@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cibaSchema } from './ciba.js';
 import { clientSchema } from './client.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
@@ -46,6 +47,11 @@ export const realmSchema = z.strictObject({
     .default('ES256')
     .describe(
       'JWS algorithm of the realm key; changing it makes a new key while the old one stays published.',
+    ),
+  ciba: cibaSchema
+    .optional()
+    .describe(
+      'Backchannel authentication (CIBA, poll mode); needs `authenticatorPush` in the provider options (docs/ciba.md).',
     ),
   scopes: z
     .array(scopeToken)

@@ -2,6 +2,7 @@ import { SCOPE_CLAIMS } from '../accounts/claims.js';
 import { SUPPORTED_CLIENT_AUTH_METHODS } from '../client-auth/methods/registry.js';
 import {
   ASYMMETRIC_ASSERTION_ALGORITHMS,
+  CIBA_GRANT_TYPE,
   HMAC_ALGORITHMS,
   RESPONSE_TYPES,
 } from '../config/client.js';
@@ -59,7 +60,9 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [realm.config.signing_alg],
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
-    grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'],
+    grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'].filter(
+      (grant) => grant !== CIBA_GRANT_TYPE || realm.config.ciba !== undefined,
+    ),
     token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     introspection_endpoint_auth_methods_supported: AUTHENTICATING_METHODS,
@@ -71,5 +74,15 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
+    ...(realm.config.ciba ? cibaMetadata(realm) : {}),
+  };
+}
+
+/** CIBA Core §4, poll mode only. */
+function cibaMetadata(realm: Realm): Record<string, unknown> {
+  return {
+    backchannel_authentication_endpoint: realm.url(ENDPOINT_PATHS.backchannelAuthentication),
+    backchannel_token_delivery_modes_supported: ['poll'],
+    backchannel_user_code_parameter_supported: false,
   };
 }

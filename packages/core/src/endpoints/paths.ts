@@ -10,4 +10,5 @@ export const ENDPOINT_PATHS = {
   userinfo: 'userinfo',
   endSession: 'logout',
   checkSession: 'session/check',
+  backchannelAuthentication: 'bc-authorize',
 } as const;

@@ -1,4 +1,6 @@
+import { CIBA_GRANT_TYPE } from '../config/client.js';
 import { authorizationCodeGrant } from './authorization-code.js';
+import { cibaGrant } from './ciba.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantHandler } from './grant.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -8,4 +10,5 @@ export const GRANT_REGISTRY: ReadonlyMap<string, GrantHandler> = new Map([
   ['authorization_code', authorizationCodeGrant],
   ['client_credentials', clientCredentialsGrant],
   ['refresh_token', refreshTokenGrant],
+  [CIBA_GRANT_TYPE, cibaGrant],
 ]);

@@ -28,7 +28,7 @@ export interface UserTokenIssue {
    * escape the revocation. They are revoked again, but the answer still goes out: of concurrent
    * redemptions exactly one succeeds, as if the replay had come a moment later.
    */
-  consumedRecordHeld: () => Promise<boolean>;
+  consumedRecordHeld?: () => Promise<boolean>;
 }
 
 /**
@@ -65,7 +65,9 @@ export async function userTokenResponse(
       ...(issue.nonce === undefined ? {} : { nonce: issue.nonce }),
     });
   }
-  if (!(await issue.consumedRecordHeld())) await context.store.revokeGrant(grant.grantId);
+  if (issue.consumedRecordHeld && !(await issue.consumedRecordHeld())) {
+    await context.store.revokeGrant(grant.grantId);
+  }
   return noStoreJson(200, body);
 }
 

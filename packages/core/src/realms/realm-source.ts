@@ -13,10 +13,17 @@ export interface RealmSource {
   get(name: string): Promise<Realm | undefined>;
 }
 
+/** Rules a realm must meet in a particular provider (e.g. CIBA needs an authenticator push). */
+export type ProviderRealmRules = (config: RealmConfig) => ConfigIssue[];
+
 /** Validates one realm (shape, then cross-field rules) and throws every issue at once. */
-export function validateRealm(input: unknown, path = ''): RealmConfig {
+export function validateRealm(
+  input: unknown,
+  path = '',
+  providerRules: ProviderRealmRules = () => [],
+): RealmConfig {
   const config = parseConfig(realmSchema, input, path);
-  const issues = realmIssues(config).map((issue) => ({
+  const issues = [...realmIssues(config), ...providerRules(config)].map((issue) => ({
     ...issue,
     path: joinPath(path, issue.path),
   }));
@@ -28,7 +35,10 @@ export function validateRealm(input: unknown, path = ''): RealmConfig {
  * Validates a list of realms, each under its own path, and collects every problem: each realm's
  * own, and names used twice. Returns the realms that are valid beside all the issues.
  */
-export function validateRealms(entries: ReadonlyArray<{ path: string; input: unknown }>): {
+export function validateRealms(
+  entries: ReadonlyArray<{ path: string; input: unknown }>,
+  providerRules?: ProviderRealmRules,
+): {
   realms: RealmConfig[];
   issues: ConfigIssue[];
 } {
@@ -37,7 +47,7 @@ export function validateRealms(entries: ReadonlyArray<{ path: string; input: unk
   const names = new Set<string>();
   for (const { path, input } of entries) {
     try {
-      const config = validateRealm(input, path);
+      const config = validateRealm(input, path, providerRules);
       if (names.has(config.name)) {
         issues.push({ path: joinPath(path, 'name'), message: `duplicate realm "${config.name}"` });
       }
@@ -52,9 +62,14 @@ export function validateRealms(entries: ReadonlyArray<{ path: string; input: unk
 }
 
 /** Realms fixed at start: validated once, all problems reported together. */
-export function staticRealmSource(inputs: readonly unknown[], baseUrl: string): RealmSource {
+export function staticRealmSource(
+  inputs: readonly unknown[],
+  baseUrl: string,
+  providerRules?: ProviderRealmRules,
+): RealmSource {
   const { realms: configs, issues } = validateRealms(
     inputs.map((input, index) => ({ path: `realms[${index}]`, input })),
+    providerRules,
   );
   if (issues.length > 0) throw new ConfigError(issues);
   const realms = new Map(configs.map((config) => [config.name, buildRealm(config, baseUrl)]));
@@ -65,7 +80,11 @@ export function staticRealmSource(inputs: readonly unknown[], baseUrl: string): 
  * Realms from the host's loader. Each loaded object is validated once: returning the same object
  * again reuses the built realm, returning a new one (changed configuration) rebuilds it.
  */
-export function loaderRealmSource(load: RealmLoader, baseUrl: string): RealmSource {
+export function loaderRealmSource(
+  load: RealmLoader,
+  baseUrl: string,
+  providerRules?: ProviderRealmRules,
+): RealmSource {
   const built = new WeakMap<object, Realm>();
   return {
     async get(name) {
@@ -75,7 +94,7 @@ export function loaderRealmSource(load: RealmLoader, baseUrl: string): RealmSour
       if (input === undefined) return undefined;
       let realm = built.get(input);
       if (!realm) {
-        realm = buildRealm(validateRealm(input, `realm "${name}"`), baseUrl);
+        realm = buildRealm(validateRealm(input, `realm "${name}"`, providerRules), baseUrl);
         built.set(input, realm);
       }
       return realm.name === name ? realm : undefined;

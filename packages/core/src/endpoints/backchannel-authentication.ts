@@ -1,0 +1,139 @@
+import type { CibaNotification } from '../ciba/authenticator-push.js';
+import { createCibaRequest } from '../ciba/ciba-request.js';
+import { authenticateClient } from '../client-auth/authenticate.js';
+import { CIBA_GRANT_TYPE } from '../config/client.js';
+import { type EndpointHandler, nowSeconds, type RealmContext } from '../context.js';
+import {
+  invalidRequest,
+  invalidScope,
+  notFound,
+  OAuthError,
+  unauthorizedClient,
+} from '../errors/oauth-error.js';
+import { requestedScopes } from '../grants/scope.js';
+import type { Params } from '../http/form.js';
+import { readForm } from '../http/read-form.js';
+import { noStoreJson } from '../http/responses.js';
+import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
+import type { Client } from '../realms/realm.js';
+import { ID_TOKEN_JWT_TYPE } from '../tokens/id-token.js';
+import { ENDPOINT_PATHS } from './paths.js';
+
+const MAX_BINDING_MESSAGE = 128;
+/** Printable text without control characters: it is shown as is on the user's device. */
+const BINDING_MESSAGE = new RegExp(`^[^\\p{Cc}]{1,${MAX_BINDING_MESSAGE}}$`, 'u');
+const SECONDS = /^\d{1,9}$/;
+
+/**
+ * Backchannel authentication endpoint (CIBA Core §7, interface §4.6), poll mode. The user is the
+ * one an ID token this realm issued to the client names (`id_token_hint`, which may have
+ * expired); the request is stored pending and the user's authenticator is notified without the
+ * client waiting for it.
+ */
+export const backchannelAuthenticationEndpoint: EndpointHandler = async (request, context) => {
+  const ciba = context.realm.config.ciba;
+  const push = context.authenticatorPush;
+  if (!ciba || !push) throw notFound('no such endpoint');
+  const params = readForm(request, context.maxBodyBytes);
+  const client = await authenticateClient(
+    request,
+    params,
+    context,
+    context.realm.url(ENDPOINT_PATHS.backchannelAuthentication),
+  );
+  if (!client.grantTypes.has(CIBA_GRANT_TYPE)) {
+    throw unauthorizedClient(`this client may not use ${CIBA_GRANT_TYPE}`);
+  }
+  for (const name of ['login_hint', 'login_hint_token', 'user_code', 'request']) {
+    if (params.has(name)) {
+      throw invalidRequest(`${name} is not supported: the user is identified by id_token_hint`);
+    }
+  }
+  const sub = await hintedUser(params, client, context);
+  const scopes = requestedScopes(params.get('scope'), client, [...client.scopes]);
+  if (!scopes.includes('openid'))
+    throw invalidScope('a backchannel request needs the openid scope');
+  const bindingMessage = params.get('binding_message');
+  if (bindingMessage !== undefined && !BINDING_MESSAGE.test(bindingMessage)) {
+    throw new OAuthError(
+      'invalid_binding_message',
+      `binding_message must be 1 to ${MAX_BINDING_MESSAGE} printable characters`,
+    );
+  }
+  const expiresIn = requestedExpiry(params.get('requested_expiry'), ciba);
+
+  const now = nowSeconds(context);
+  const record = {
+    realm: context.realm.name,
+    clientId: client.id,
+    sub,
+    scopes,
+    ...(bindingMessage === undefined ? {} : { bindingMessage }),
+    state: 'pending' as const,
+    expiresAt: now + expiresIn,
+    interval: ciba.interval,
+    lastPollAt: now,
+  };
+  const authReqId = await createCibaRequest(context, record);
+  // Not awaited: delivery is the adapter's to retry, and its failures are not the client's.
+  push.notify(notificationOf(context, client, authReqId, record)).catch(context.reportError);
+  return noStoreJson(200, {
+    auth_req_id: authReqId,
+    expires_in: expiresIn,
+    interval: ciba.interval,
+  });
+};
+
+/**
+ * The user of the id_token_hint: an ID token of this realm (signature checked against the keys
+ * still published, expiry not) issued to this very client, whose account still exists.
+ */
+async function hintedUser(params: Params, client: Client, context: RealmContext): Promise<string> {
+  const hint = params.get('id_token_hint');
+  if (hint === undefined) throw invalidRequest('id_token_hint is required');
+  const claims = await verifyRealmJwt(context, hint, {
+    typ: ID_TOKEN_JWT_TYPE,
+    allowExpired: true,
+  });
+  if (!claims || typeof claims.sub !== 'string') {
+    throw invalidRequest('id_token_hint is not an ID token of this realm');
+  }
+  const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!audience.includes(client.id)) {
+    throw invalidRequest('id_token_hint was issued to another client');
+  }
+  if (!(await context.accounts.findAccount(context.realm.name, claims.sub))) {
+    throw new OAuthError('unknown_user_id', 'the user of id_token_hint is not known');
+  }
+  return claims.sub;
+}
+
+/** `requested_expiry` in seconds (standalone-server contract), capped at the realm's maximum. */
+function requestedExpiry(
+  value: string | undefined,
+  ciba: { expires_in: number; max_expires_in: number },
+): number {
+  if (value === undefined) return ciba.expires_in;
+  if (!SECONDS.test(value) || Number(value) === 0) {
+    throw invalidRequest('requested_expiry must be a positive number of seconds');
+  }
+  return Math.min(Number(value), ciba.max_expires_in);
+}
+
+function notificationOf(
+  context: RealmContext,
+  client: Client,
+  authReqId: string,
+  record: { sub: string; scopes: string[]; bindingMessage?: string; expiresAt: number },
+): CibaNotification {
+  return {
+    realm: context.realm.name,
+    authReqId,
+    sub: record.sub,
+    clientId: client.id,
+    ...(client.config.client_name === undefined ? {} : { clientName: client.config.client_name }),
+    scopes: record.scopes,
+    ...(record.bindingMessage === undefined ? {} : { bindingMessage: record.bindingMessage }),
+    expiresAt: record.expiresAt,
+  };
+}

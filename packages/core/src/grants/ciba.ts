@@ -1,0 +1,82 @@
+import {
+  type CibaRequestRecord,
+  readCibaRequest,
+  replaceCibaRequest,
+} from '../ciba/ciba-request.js';
+import { nowSeconds, type RealmContext } from '../context.js';
+import { randomId } from '../crypto/random.js';
+import { invalidGrant, invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import type { GatehouseResponse } from '../http/types.js';
+import type { Client } from '../realms/realm.js';
+import type { GrantHandler } from './grant.js';
+import { userTokenResponse } from './user-token-response.js';
+
+/**
+ * The CIBA poll (CIBA Core §10.1, interface §4.7 and §3). Every answer but the tokens is an
+ * error: authorization_pending while the user has not answered; slow_down for a poll sooner than
+ * `interval` after the previous one (or the initiation), which also cancels the request, as the
+ * interface says; access_denied once denied; expired_token past the expiry; invalid_grant for a
+ * cancelled or already answered request. The approved request gives its tokens exactly once.
+ * Each step is one compare-and-set, re-read when a concurrent poll or decision got there first.
+ */
+export const cibaGrant: GrantHandler = async (params, client, context) => {
+  const authReqId = params.get('auth_req_id');
+  if (authReqId === undefined) throw invalidRequest('auth_req_id is required');
+  for (;;) {
+    const read = await readCibaRequest(context, authReqId);
+    if (!read || read.value.clientId !== client.id) {
+      throw invalidGrant('auth_req_id is unknown or was issued to another client');
+    }
+    const outcome = await poll(context, client, authReqId, read.revision, read.value);
+    if (outcome !== RETRY) return outcome;
+  }
+};
+
+const RETRY = Symbol('the request changed meanwhile');
+
+async function poll(
+  context: RealmContext,
+  client: Client,
+  authReqId: string,
+  revision: number,
+  request: CibaRequestRecord,
+): Promise<GatehouseResponse | typeof RETRY> {
+  const now = nowSeconds(context);
+  const transition = (next: Partial<CibaRequestRecord>) =>
+    replaceCibaRequest(context, authReqId, revision, { ...request, ...next, lastPollAt: now });
+
+  if (request.state === 'cancelled' || request.state === 'issued') {
+    throw invalidGrant('this backchannel request is no longer valid');
+  }
+  if (now >= request.expiresAt) throw cibaError('expired_token', 'the request has expired');
+  if (request.state === 'denied') throw cibaError('access_denied', 'the user denied the request');
+  if (now < request.lastPollAt + request.interval) {
+    if (!(await transition({ state: 'cancelled' }))) return RETRY;
+    throw cibaError(
+      'slow_down',
+      'polled sooner than the interval allows; the request is cancelled',
+    );
+  }
+  if (request.state === 'pending') {
+    if (!(await transition({}))) return RETRY;
+    throw cibaError('authorization_pending', 'the user has not answered yet');
+  }
+  if (!(await transition({ state: 'issued' }))) return RETRY;
+  const approval = request.approval ?? { authTime: now };
+  return userTokenResponse(context, client, {
+    grant: {
+      grantId: randomId(16),
+      realm: request.realm,
+      sub: request.sub,
+      clientId: request.clientId,
+      scopes: request.scopes,
+      authTime: approval.authTime,
+      ...(approval.acr === undefined ? {} : { acr: approval.acr }),
+      ...(approval.amr === undefined ? {} : { amr: approval.amr }),
+    },
+    scopes: request.scopes,
+    resource: undefined,
+  });
+}
+
+const cibaError = (code: string, description: string) => new OAuthError(code, description);
