@@ -1,5 +1,6 @@
 import type { RealmContext } from '../context.js';
 import { nowSeconds } from '../context.js';
+import { redirect } from '../http/redirect.js';
 import type { GatehouseResponse } from '../http/types.js';
 import { ensureBrowserId } from '../interactions/browser-binding.js';
 import type { InteractionPrompt } from '../interactions/interaction.js';
@@ -8,7 +9,7 @@ import type { SessionRecord } from '../sessions/session.js';
 import { redirected } from './authorization-error.js';
 import { grantedScopes } from './consent.js';
 import { issueAuthorizationResponse } from './issue-response.js';
-import { redirect, redirectToClient, targetOf } from './redirect.js';
+import { redirectToClient, targetOf } from './redirect.js';
 import type { AuthorizationRequest } from './request.js';
 import { includesIdToken } from './response-type.js';
 

@@ -1,3 +1,4 @@
+import { appendQuery, redirect } from '../http/redirect.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { AuthorizationRequest, ResponseMode } from './request.js';
 
@@ -35,24 +36,6 @@ export function redirectToClient(
   const location =
     target.responseMode === 'fragment'
       ? `${target.redirectUri}#${encoded}`
-      : `${target.redirectUri}${target.redirectUri.includes('?') ? '&' : '?'}${encoded}`;
+      : appendQuery(target.redirectUri, encoded);
   return redirect(location, method, cookies);
-}
-
-/** A redirect that carries no credentials to a cache or a referrer. */
-export function redirect(
-  location: string,
-  method: string,
-  cookies?: readonly string[],
-): GatehouseResponse {
-  return {
-    status: method === 'POST' ? 303 : 302,
-    headers: {
-      location,
-      'cache-control': 'no-store',
-      pragma: 'no-cache',
-      'referrer-policy': 'no-referrer',
-    },
-    ...(cookies && cookies.length > 0 ? { cookies } : {}),
-  };
 }
