@@ -35,7 +35,7 @@ export async function answerAuthorization(
 }
 
 /** A 7.1 error, shown to the user: the code and the description, escaped. */
-export function errorPage(error: OAuthError, cookies?: readonly string[]): GatehouseResponse {
+function errorPage(error: OAuthError, cookies?: readonly string[]): GatehouseResponse {
   const page = htmlPage(
     error.status,
     'Sign-in error',

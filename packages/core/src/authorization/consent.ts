@@ -1,6 +1,6 @@
 import type { RealmContext } from '../context.js';
 
-export const CONSENT_NAMESPACE = 'consent';
+const CONSENT_NAMESPACE = 'consent';
 /** Remembered consent lapses after a year without a new one. */
 const CONSENT_TTL_SECONDS = 365 * 86_400;
 

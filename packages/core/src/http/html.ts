@@ -18,7 +18,7 @@ export function escapeHtml(value: string): string {
  * no referrer leaking the URL's parameters, nothing loaded from anywhere. No `form-action`:
  * browsers apply it to the redirects that follow a form's POST, and those go to the client.
  */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   pragma: 'no-cache',

@@ -13,7 +13,7 @@ import {
 } from './interaction.js';
 
 /** How long a user has to sign in or consent before the authorization request must start over. */
-export const INTERACTION_TTL_SECONDS = 900;
+const INTERACTION_TTL_SECONDS = 900;
 
 export class InteractionError extends Error {
   constructor(message: string) {

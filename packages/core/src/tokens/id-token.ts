@@ -50,7 +50,7 @@ export async function issueIdToken(
  * `at_hash` / `c_hash` (OIDC Core §3.1.3.6, §3.3.2.11): the left half of the hash the signing
  * algorithm uses, base64url. EdDSA over Ed25519 pairs with SHA-512.
  */
-export function leftHalfHash(alg: SigningAlgorithm, value: string): string {
+function leftHalfHash(alg: SigningAlgorithm, value: string): string {
   const bytes = new TextEncoder().encode(value);
   const digest = alg === 'EdDSA' ? sha512(bytes) : sha256(bytes);
   return base64urlFromBytes(digest.subarray(0, digest.length / 2));

@@ -75,5 +75,5 @@ export async function consumeRefreshToken(
   return consumed;
 }
 
-export const refreshTokenRecordId = (context: RealmContext, token: string) =>
+const refreshTokenRecordId = (context: RealmContext, token: string) =>
   `${context.realm.name}/${tokenDigest(token)}`;
