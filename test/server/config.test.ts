@@ -75,6 +75,12 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'expected boolean',
     },
     {
+      name: 'trust_proxy not boolean',
+      changes: { trust_proxy: 'loopback' },
+      path: 'trust_proxy',
+      message: 'expected boolean',
+    },
+    {
       name: 'no realm',
       changes: { realms: [] },
       path: 'realms',
@@ -87,10 +93,10 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'Unrecognized key: "colour"',
     },
     {
-      name: 'ciba',
+      name: 'ciba without its authenticator',
       changes: { 'realms.0.ciba': { interval: 5 } },
-      path: 'realms[0].ciba',
-      message: 'CIBA is not supported yet by the standalone server',
+      path: 'realms[0].ciba.authenticator',
+      message: 'is required: the server reaches the authenticator through its webhook_url',
     },
     {
       name: 'bad realm name',
@@ -233,6 +239,7 @@ describe('server config', () => {
       host: '127.0.0.1',
       store: 'memory',
       print_credentials: false,
+      trust_proxy: false,
     });
     expect(config.admin_token).toBeUndefined();
     expect(config.realms[0]?.users[1]?.claims).toEqual({});

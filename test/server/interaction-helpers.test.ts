@@ -9,6 +9,7 @@ import type { ScryptHash } from '../../packages/server/src/password.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 
 const SCOPE = { path: '/oauth/demo/interaction', secure: false };
+const SECURE_SCOPE = { path: '/oauth/demo/interaction', secure: true };
 const SECRET = 'cookie-secret-0123456789abcdef0123456789';
 
 describe('pickLocale', () => {
@@ -52,18 +53,32 @@ describe('CsrfTokens', () => {
     const key = csrf.browserKey(undefined, SCOPE).value;
     const cookie = `gh_csrf=${key}`;
     const token = csrf.token(key, 'demo', 'i1');
-    expect(csrf.verify(cookie, 'demo', 'i1', token)).toBe(true);
-    expect(csrf.verify(cookie, 'demo', 'i2', token)).toBe(false);
-    expect(csrf.verify(cookie, 'staff', 'i1', token)).toBe(false);
-    expect(csrf.verify(`gh_csrf=${'A'.repeat(43)}`, 'demo', 'i1', token)).toBe(false);
-    expect(csrf.verify(undefined, 'demo', 'i1', token)).toBe(false);
-    expect(csrf.verify(cookie, 'demo', 'i1', null)).toBe(false);
-    expect(csrf.verify(cookie, 'demo', 'i1', `${token}=`)).toBe(false);
+    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(true);
+    expect(csrf.verify(cookie, SCOPE, 'demo', 'i2', token)).toBe(false);
+    expect(csrf.verify(cookie, SCOPE, 'staff', 'i1', token)).toBe(false);
+    expect(csrf.verify(`gh_csrf=${'A'.repeat(43)}`, SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(undefined, SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', null)).toBe(false);
+    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', `${token}=`)).toBe(false);
     // Same secret, same token (several instances); another secret, another token.
     expect(new CsrfTokens(SECRET).token(key, 'demo', 'i1')).toBe(token);
-    expect(new CsrfTokens(`${SECRET}x`).verify(cookie, 'demo', 'i1', token)).toBe(false);
+    expect(new CsrfTokens(`${SECRET}x`).verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(false);
     // Without a configured secret, a random one.
-    expect(new CsrfTokens(undefined).verify(cookie, 'demo', 'i1', token)).toBe(false);
+    expect(new CsrfTokens(undefined).verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(false);
+  });
+
+  it('names the cookie __Secure-gh_csrf on https and reads only that name there', () => {
+    const csrf = new CsrfTokens(SECRET);
+    const { value, setCookie } = csrf.browserKey(undefined, SECURE_SCOPE);
+    expect(setCookie).toBe(
+      `__Secure-gh_csrf=${value}; Path=/oauth/demo/interaction; HttpOnly; SameSite=Lax; Secure`,
+    );
+    const token = csrf.token(value, 'demo', 'i1');
+    expect(csrf.verify(`__Secure-gh_csrf=${value}`, SECURE_SCOPE, 'demo', 'i1', token)).toBe(true);
+    // A plain gh_csrf may have been planted over http by a neighbour: on https it is no key.
+    expect(csrf.verify(`gh_csrf=${value}`, SECURE_SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.browserKey(`gh_csrf=${value}`, SECURE_SCOPE).setCookie).toBeDefined();
+    expect(csrf.verify(`__Secure-gh_csrf=${value}`, SCOPE, 'demo', 'i1', token)).toBe(false);
   });
 
   it('reads the first cookie of a name', () => {

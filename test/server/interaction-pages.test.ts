@@ -14,6 +14,12 @@ import {
   LoginThrottle,
   type LoginThrottleOptions,
 } from '../../packages/server/src/login-throttle.js';
+import { messagePage } from '../../packages/server/src/pages/message.js';
+import {
+  DerivationSlots,
+  type ScryptHash,
+  verifyPassword,
+} from '../../packages/server/src/password.js';
 import { fakeClock } from '../support/fixtures.js';
 import { expectPageHeaders, openPage, postForm } from './pages-support.js';
 import { BOB_PASSWORD_HASH } from './support.js';
@@ -21,8 +27,7 @@ import { BOB_PASSWORD_HASH } from './support.js';
 const BASE_URL = 'http://127.0.0.1:3000';
 const COOKIE_SECRET = 'cookie-secret-0123456789abcdef0123456789';
 
-/** Shared by every test: the plain-text password is hashed once, at the first login. */
-const USERS = new UserDirectory([
+const REALMS = [
   {
     name: 'demo',
     users: [
@@ -35,7 +40,9 @@ const USERS = new UserDirectory([
       { sub: 'bob-sub', username: 'bob', password_hash: BOB_PASSWORD_HASH, claims: {} },
     ],
   },
-]);
+];
+/** Shared by most tests: the plain-text password is hashed once, at the first login. */
+const USERS = new UserDirectory(REALMS);
 
 /** The provider's side of interactions, in memory: what the pages read and finish. */
 class FakeInteractions implements Interactions {
@@ -74,13 +81,14 @@ function pages({
   baseUrl = BASE_URL,
   report = vi.fn(),
   throttle = {} as LoginThrottleOptions,
+  users = USERS,
 } = {}) {
   const interactions = new FakeInteractions();
   const clock = fakeClock();
   const app = Fastify();
   app.register(interactionRoutes, {
     interactions,
-    users: USERS,
+    users,
     csrf: new CsrfTokens(COOKIE_SECRET),
     throttle: new LoginThrottle({ now: clock.now, ...throttle }),
     baseUrl,
@@ -118,7 +126,7 @@ describe('login page', () => {
     expect(body).not.toMatch(/<script/i);
   });
 
-  it('sets the CSRF cookie HttpOnly, SameSite=Lax, on the realm interaction path; Secure on https', async () => {
+  it('sets the CSRF cookie HttpOnly, SameSite=Lax, on the realm interaction path; __Secure- on https', async () => {
     const http = pages();
     const plain = await openPage(http.app, http.interactions.add({ id: 'i1', prompt: 'login' }));
     expect(plain.response.headers['set-cookie']).toMatch(
@@ -127,8 +135,17 @@ describe('login page', () => {
     const https = pages({ baseUrl: 'https://id.example.com/auth' });
     const secure = await openPage(https.app, https.interactions.add({ id: 'i1', prompt: 'login' }));
     expect(secure.response.headers['set-cookie']).toMatch(
-      /^gh_csrf=[\w-]{43}; Path=\/auth\/oauth\/demo\/interaction; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Secure-gh_csrf=[\w-]{43}; Path=\/auth\/oauth\/demo\/interaction; HttpOnly; SameSite=Lax; Secure$/,
     );
+    // On https a plain gh_csrf cookie, which a plain-http neighbour could plant, is not the key.
+    const planted = secure.cookie.replace('__Secure-gh_csrf', 'gh_csrf');
+    const fields = { csrf_token: secure.token, username: 'alice', password: 'alice-password' };
+    const refused = await postForm(https.app, '/oauth/demo/interaction/i1', fields, {
+      cookie: planted,
+    });
+    expect(refused.statusCode).toBe(403);
+    const replanted = await openPage(https.app, '/oauth/demo/interaction/i1', planted);
+    expect(replanted.response.headers['set-cookie']).toMatch(/^__Secure-gh_csrf=/);
     // A browser that already has its key keeps it.
     const again = await openPage(http.app, '/oauth/demo/interaction/i1', plain.cookie);
     expect(again.response.headers['set-cookie']).toBeUndefined();
@@ -269,15 +286,27 @@ describe('failure throttle', () => {
     );
   }
 
-  it('refuses a username after 5 failures with 429 until the 15-minute window passes', async () => {
+  /** The shared users, with each password check counted. */
+  function countedUsers() {
+    const checks = { count: 0 };
+    const users = new UserDirectory(REALMS, {
+      verify: (password: string, hash: ScryptHash) => {
+        checks.count += 1;
+        return verifyPassword(password, hash);
+      },
+    });
+    return { users, checks };
+  }
+
+  it('refuses a username at an address after 5 failures with 429 until the 15-minute window passes', async () => {
     const { app, interactions, clock } = pages();
     const url = interactions.add({ id: 'i1', prompt: 'login' });
     const page = await openPage(app, url);
     for (let failure = 0; failure < 5; failure += 1) {
       expect((await attempt(app, url, page, 'alice', 'wrong-password')).statusCode).toBe(401);
     }
-    // Even the right password, from another address: the username is locked, not the address.
-    const locked = await attempt(app, url, page, 'alice', 'alice-password', '192.0.2.2');
+    // Even the right password, from that address.
+    const locked = await attempt(app, url, page, 'alice', 'alice-password');
     expect(locked.statusCode).toBe(429);
     expectPageHeaders(locked.headers);
     expect(locked.body).toContain('Too many failed sign-in attempts');
@@ -288,6 +317,48 @@ describe('failure throttle', () => {
     expect((await attempt(app, url, page, 'alice', 'alice-password')).statusCode).toBe(429);
     clock.advance(1);
     expect((await attempt(app, url, page, 'alice', 'alice-password')).statusCode).toBe(303);
+  });
+
+  it('lets the user in from another address: one attacker cannot lock them out', async () => {
+    const { app, interactions } = pages();
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    for (let failure = 0; failure < 5; failure += 1) {
+      await attempt(app, url, page, 'alice', 'wrong-password', '198.51.100.66');
+    }
+    expect((await attempt(app, url, page, 'alice', 'x', '198.51.100.66')).statusCode).toBe(429);
+    const elsewhere = await attempt(app, url, page, 'alice', 'alice-password', '192.0.2.1');
+    expect(elsewhere.statusCode).toBe(303);
+  });
+
+  it('checks only the limit of 30 wrong passwords posted at once; the rest get 429', async () => {
+    const { users, checks } = countedUsers();
+    const { app, interactions } = pages({ users });
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(app, url, page, 'alice', `guess-${i}`)),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    expect(checks.count).toBe(5);
+    expect((await attempt(app, url, page, 'alice', 'alice-password')).statusCode).toBe(429);
+  });
+
+  it('checks only the address limit of wrong passwords for many usernames posted at once', async () => {
+    const perAddress = { maxFailures: 4, windowSeconds: 900 };
+    const { users, checks } = countedUsers();
+    const { app, interactions } = pages({ throttle: { perAddress }, users });
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => attempt(app, url, page, `user${i}`, 'guess')),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(4);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(8);
+    expect(checks.count).toBe(4);
   });
 
   it('counts unknown usernames like known ones', async () => {
@@ -311,6 +382,95 @@ describe('failure throttle', () => {
     expect(fromThere.statusCode).toBe(429);
     const elsewhere = await attempt(app, url, page, 'alice', 'alice-password', '198.51.100.8');
     expect(elsewhere.statusCode).toBe(303);
+  });
+
+  it('counts an IPv6 client by its /64, so rotating addresses within it does not help', async () => {
+    const perAddress = { maxFailures: 3, windowSeconds: 900 };
+    const { app, interactions } = pages({ throttle: { perAddress } });
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    for (let failure = 1; failure <= 3; failure += 1) {
+      await attempt(app, url, page, `user${failure}`, 'wrong', `2001:db8:0:5::${failure}`);
+    }
+    const sameNetwork = await attempt(
+      app,
+      url,
+      page,
+      'alice',
+      'alice-password',
+      '2001:db8:0:5::99',
+    );
+    expect(sameNetwork.statusCode).toBe(429);
+    const otherNetwork = await attempt(
+      app,
+      url,
+      page,
+      'alice',
+      'alice-password',
+      '2001:db8:0:6::1',
+    );
+    expect(otherNetwork.statusCode).toBe(303);
+  });
+});
+
+describe('password check queue', () => {
+  /** Users whose checks go through `slots`, and a way to hold those slots busy. */
+  function busyUsers() {
+    const slots = new DerivationSlots({ concurrent: 1, waitingChecks: 1 });
+    const users = new UserDirectory(REALMS, {
+      verify: (password: string, hash: ScryptHash) => verifyPassword(password, hash, slots),
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // One check running and one waiting: the queue is full.
+    const holders = [slots.run(() => released, 'check'), slots.run(() => released, 'check')];
+    return {
+      users,
+      release: async () => {
+        release();
+        await Promise.all(holders);
+      },
+    };
+  }
+
+  it('answers 503 at once when too many checks wait, without counting a failure', async () => {
+    const { users, release } = busyUsers();
+    const { app, interactions } = pages({ users });
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    const fields = { csrf_token: page.token, username: 'alice', password: 'wrong-password' };
+    for (let i = 0; i < 6; i += 1) {
+      const busy = await postForm(app, url, fields, { cookie: page.cookie });
+      expect(busy.statusCode).toBe(503);
+      expectPageHeaders(busy.headers);
+      expect(busy.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(busy.body).toContain('The service is temporarily unavailable.');
+      // The generic page, nothing of the failure.
+      expect(busy.body).toBe(messagePage('en', 'unavailable'));
+    }
+    await release();
+    // Six refusals counted nothing: the right password now goes through.
+    const response = await postForm(
+      app,
+      url,
+      { ...fields, password: 'alice-password' },
+      { cookie: page.cookie },
+    );
+    expect(response.statusCode).toBe(303);
+  });
+
+  it('says it in the page’s language', async () => {
+    const { users } = busyUsers();
+    const { app, interactions } = pages({ users });
+    const url = interactions.add({ id: 'i1', prompt: 'login', uiLocales: ['fr'] });
+    const page = await openPage(app, url);
+    const fields = { csrf_token: page.token, username: 'nobody', password: 'x' };
+    const busy = await postForm(app, url, fields, { cookie: page.cookie });
+    expect(busy.statusCode).toBe(503);
+    expect(busy.body).toContain('<html lang="fr">');
+    expect(busy.body).toContain('Le service est momentanément indisponible.');
   });
 });
 
@@ -337,6 +497,21 @@ describe('consent page', () => {
     expect(count(body, /<button\b/g)).toBe(2);
     expect(body).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
     expect(body).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
+  });
+
+  it('shows scope names that are also names of Object.prototype as plain scopes', async () => {
+    const { app, interactions } = pages();
+    const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+    const url = interactions.add({
+      id: 'c1',
+      prompt: 'consent',
+      sub: 'alice-sub',
+      scopes: ['openid', ...inherited],
+    });
+    const { body } = (await openPage(app, url)).response;
+    expect(body).toContain('<li>Know who you are <code>openid</code></li>');
+    for (const scope of inherited) expect(body).toContain(`<li><code>${scope}</code></li>`);
+    expect(body).not.toMatch(/function|\[object|native code/);
   });
 
   it.each([

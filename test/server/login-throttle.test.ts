@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LoginThrottle } from '../../packages/server/src/login-throttle.js';
+import {
+  addressKey,
+  type LoginAttempt,
+  LoginThrottle,
+} from '../../packages/server/src/login-throttle.js';
 import { fakeClock } from '../support/fixtures.js';
 
 function throttle(options: ConstructorParameters<typeof LoginThrottle>[0] = {}) {
@@ -7,70 +11,132 @@ function throttle(options: ConstructorParameters<typeof LoginThrottle>[0] = {}) 
   return { clock, throttle: new LoginThrottle({ now: clock.now, ...options }) };
 }
 
+/** Attempts that all fail (they stay counted); how many were let through. */
 const failTimes = (t: LoginThrottle, times: number, username: string, address: string) => {
-  for (let i = 0; i < times; i += 1) t.failed('demo', username, address);
+  let allowed = 0;
+  for (let i = 0; i < times; i += 1) if (t.attempt('demo', username, address)) allowed += 1;
+  return allowed;
+};
+
+const allowed = (t: LoginThrottle, username: string, address: string, realm = 'demo') => {
+  const attempt = t.attempt(realm, username, address);
+  // Probing must not count: a let-through probe is taken back.
+  attempt?.cancel();
+  return attempt !== undefined;
 };
 
 describe('LoginThrottle', () => {
-  it('blocks a username at its 5th failure for 15 minutes from the first', () => {
+  it('blocks a username at one address at its 5th failure, for 15 minutes from the first', () => {
     const { clock, throttle: t } = throttle();
-    failTimes(t, 4, 'alice', '192.0.2.1');
-    expect(t.blocked('demo', 'alice', '192.0.2.9')).toBe(false);
+    expect(failTimes(t, 4, 'alice', '192.0.2.1')).toBe(4);
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(true);
     clock.advance(600);
-    t.failed('demo', 'alice', '192.0.2.2');
-    expect(t.blocked('demo', 'alice', '192.0.2.9')).toBe(true);
-    expect(t.blocked('demo', 'bob', '192.0.2.9')).toBe(false);
-    expect(t.blocked('other-realm', 'alice', '192.0.2.9')).toBe(false);
+    expect(failTimes(t, 1, 'alice', '192.0.2.1')).toBe(1);
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(false);
+    // The user signs in from elsewhere: one attacker cannot lock them out everywhere.
+    expect(allowed(t, 'alice', '192.0.2.2')).toBe(true);
+    expect(allowed(t, 'bob', '192.0.2.1')).toBe(true);
+    expect(allowed(t, 'alice', '192.0.2.1', 'other-realm')).toBe(true);
     clock.advance(299);
-    expect(t.blocked('demo', 'alice', '192.0.2.9')).toBe(true);
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(false);
     clock.advance(1);
-    expect(t.blocked('demo', 'alice', '192.0.2.9')).toBe(false);
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(true);
     // A new window starts from scratch.
-    t.failed('demo', 'alice', '192.0.2.9');
-    expect(t.blocked('demo', 'alice', '192.0.2.9')).toBe(false);
+    failTimes(t, 4, 'alice', '192.0.2.1');
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(true);
   });
 
   it('blocks an address at its 20th failure, across usernames and realms', () => {
     const { clock, throttle: t } = throttle();
-    for (let i = 0; i < 19; i += 1) t.failed(i % 2 ? 'demo' : 'staff', `user${i}`, '2001:db8::1');
-    expect(t.blocked('demo', 'fresh', '2001:db8::1')).toBe(false);
-    t.failed('demo', 'user19', '2001:db8::1');
-    expect(t.blocked('demo', 'fresh', '2001:db8::1')).toBe(true);
-    expect(t.blocked('demo', 'fresh', '2001:db8::2')).toBe(false);
+    for (let i = 0; i < 19; i += 1) t.attempt(i % 2 ? 'demo' : 'staff', `user${i}`, '192.0.2.1');
+    expect(allowed(t, 'fresh', '192.0.2.1')).toBe(true);
+    t.attempt('demo', 'user19', '192.0.2.1');
+    expect(allowed(t, 'fresh', '192.0.2.1')).toBe(false);
+    expect(allowed(t, 'fresh', '192.0.2.2')).toBe(true);
     clock.advance(900);
-    expect(t.blocked('demo', 'fresh', '2001:db8::1')).toBe(false);
+    expect(allowed(t, 'fresh', '192.0.2.1')).toBe(true);
   });
 
-  it('forgets a username’s failures when it signs in, but not the address’s', () => {
+  it('counts attempts still in flight: of 30 at once, the limit gets through', () => {
+    const { throttle: t } = throttle();
+    const attempts = Array.from({ length: 30 }, () => t.attempt('demo', 'alice', '192.0.2.1'));
+    expect(attempts.filter(Boolean)).toHaveLength(5);
+    const addressWide = Array.from({ length: 30 }, (_, i) =>
+      t.attempt('demo', `u${i}`, '192.0.2.1'),
+    );
+    expect(addressWide.filter(Boolean)).toHaveLength(15);
+  });
+
+  it('clears the username’s count at that address on success, but not the address’s', () => {
     const { throttle: t } = throttle({ perAddress: { maxFailures: 6, windowSeconds: 900 } });
     failTimes(t, 4, 'alice', '192.0.2.1');
-    t.succeeded('demo', 'alice');
-    failTimes(t, 1, 'alice', '192.0.2.1');
-    expect(t.blocked('demo', 'alice', '192.0.2.2')).toBe(false);
-    t.failed('demo', 'bob', '192.0.2.1');
-    expect(t.blocked('demo', 'carol', '192.0.2.1')).toBe(true);
+    t.attempt('demo', 'alice', '192.0.2.1')?.succeeded();
+    // The success itself is no failure of the address, and the four before it still count.
+    expect(failTimes(t, 1, 'alice', '192.0.2.1')).toBe(1);
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(true);
+    t.attempt('demo', 'bob', '192.0.2.1');
+    expect(allowed(t, 'carol', '192.0.2.1')).toBe(false);
+  });
+
+  it('takes back a cancelled attempt entirely, and each attempt only once', () => {
+    const { throttle: t } = throttle();
+    failTimes(t, 4, 'alice', '192.0.2.1');
+    const attempt = t.attempt('demo', 'alice', '192.0.2.1') as LoginAttempt;
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(false);
+    attempt.cancel();
+    attempt.cancel();
+    attempt.succeeded();
+    // Back to four failures: one more attempt, then blocked.
+    expect(failTimes(t, 2, 'alice', '192.0.2.1')).toBe(1);
+  });
+
+  it('counts an IPv6 address by its /64, an IPv4-mapped one as IPv4', () => {
+    const { throttle: t } = throttle();
+    for (let i = 1; i <= 5; i += 1) t.attempt('demo', 'alice', `2001:db8:0:7:${i}::1`);
+    expect(allowed(t, 'alice', '2001:db8:0:7:ffff:ffff:ffff:ffff')).toBe(false);
+    expect(allowed(t, 'alice', '2001:db8:0:8::1')).toBe(true);
+    failTimes(t, 5, 'bob', '::ffff:192.0.2.1');
+    expect(allowed(t, 'bob', '192.0.2.1')).toBe(false);
+  });
+
+  it.each([
+    ['192.0.2.1', '192.0.2.1'],
+    ['::ffff:192.0.2.1', '192.0.2.1'],
+    ['::FFFF:192.0.2.1', '192.0.2.1'],
+    ['::ffff:c000:201', '192.0.2.1'],
+    ['0:0:0:0:0:ffff:192.0.2.1', '192.0.2.1'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['2001:0DB8:0000:0001:0:0:0:1', '2001:db8:0:1::/64'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['::', '0:0:0:0::/64'],
+    ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
+    ['1:2:3:4:5::192.0.2.1', '1:2:3:4::/64'],
+  ])('keys %s as %s', (address, key) => {
+    expect(addressKey(address)).toBe(key);
   });
 
   it('holds at most maxEntries keys, dropping expired windows first, then the oldest', () => {
     const { clock, throttle: t } = throttle({ maxEntries: 3 });
     failTimes(t, 5, 'old', '192.0.2.1');
     clock.advance(600);
-    t.failed('demo', 'a', '192.0.2.2');
-    t.failed('demo', 'b', '192.0.2.3');
-    expect(t.sizes).toEqual({ usernames: 3, addresses: 3 });
+    t.attempt('demo', 'a', '192.0.2.2');
+    t.attempt('demo', 'b', '192.0.2.3');
+    expect(t.sizes).toEqual({ pairs: 3, addresses: 3 });
     // Full: the oldest window (old's) goes to make room.
-    t.failed('demo', 'c', '192.0.2.4');
-    expect(t.sizes).toEqual({ usernames: 3, addresses: 3 });
-    expect(t.blocked('demo', 'old', '192.0.2.9')).toBe(false);
+    t.attempt('demo', 'c', '192.0.2.4');
+    expect(t.sizes).toEqual({ pairs: 3, addresses: 3 });
+    expect(allowed(t, 'old', '192.0.2.1')).toBe(true);
     // Once windows have expired, they are purged before anything live is dropped.
     clock.advance(900);
-    t.failed('demo', 'd', '192.0.2.5');
-    expect(t.sizes).toEqual({ usernames: 1, addresses: 1 });
+    t.attempt('demo', 'd', '192.0.2.5');
+    expect(t.sizes).toEqual({ pairs: 1, addresses: 1 });
   });
 
   it('keys a long username by its first 256 characters', () => {
     const { throttle: t } = throttle();
     failTimes(t, 5, `${'x'.repeat(256)}a`, '192.0.2.1');
-    expect(t.blocked('demo', `${'x'.repeat(256)}b`, '192.0.2.2')).toBe(true);
+    expect(allowed(t, `${'x'.repeat(256)}b`, '192.0.2.1')).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ export interface OpenedPage {
   cookie: string;
 }
 
-interface Injector {
+export interface Injector {
   inject(options: {
     method: 'GET' | 'POST';
     url: string;

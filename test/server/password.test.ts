@@ -1,5 +1,6 @@
 import { hashPassword, parsePasswordHash, verifyPassword } from '@gatehouse/server';
 import { describe, expect, it } from 'vitest';
+import { DerivationSlots, PasswordCheckBusyError } from '../../packages/server/src/password.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 
 const CHEAP = { N: 2 ** 14 };
@@ -66,5 +67,88 @@ describe('password hashes', () => {
     ['padding in base64', `${BOB_PASSWORD_HASH}=`, 'must have the form'],
   ])('refuses a hash with %s', (_name, hash, reason) => {
     expect(parsePasswordHash(hash)).toContain(reason);
+  });
+});
+
+/** Lets every pending promise callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Slots whose derivations the test finishes (or fails) when it wants; `started` records the order. */
+function heldSlots(limits: { concurrent: number; waitingChecks: number }) {
+  const slots = new DerivationSlots(limits);
+  const started: string[] = [];
+  const submit = (name: string, kind: 'check' | 'hash' = 'check') => {
+    let finish!: () => void;
+    let fail!: (error: Error) => void;
+    const done = new Promise<string>((resolve, reject) => {
+      finish = () => resolve(name);
+      fail = reject;
+    });
+    const result = slots.run(() => {
+      started.push(name);
+      return done;
+    }, kind);
+    // Refusals are asserted through `result`; never an unhandled rejection meanwhile.
+    result.catch(() => {});
+    return { result, finish, fail };
+  };
+  return { slots, started, submit };
+}
+
+describe('DerivationSlots', () => {
+  it('runs at most `concurrent` derivations at once, then the waiting ones in arrival order', async () => {
+    const { started, submit } = heldSlots({ concurrent: 2, waitingChecks: 8 });
+    const [a, b, c, d] = [submit('a'), submit('b'), submit('c', 'hash'), submit('d')];
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+    b.finish();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+    for (const derivation of [a, c, d]) derivation.finish();
+    expect(await Promise.all([a, b, c, d].map(({ result }) => result))).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+  });
+
+  it('refuses a check beyond the waiting limit at once, without running it; a hash still waits', async () => {
+    const { slots, started, submit } = heldSlots({ concurrent: 1, waitingChecks: 2 });
+    const accepted = [submit('running'), submit('w1'), submit('w2')];
+    const refused = submit('refused');
+    const hash = submit('hash', 'hash');
+    await expect(refused.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    for (const derivation of [...accepted, hash]) derivation.finish();
+    expect(await Promise.all([...accepted, hash].map(({ result }) => result))).toEqual([
+      'running',
+      'w1',
+      'w2',
+      'hash',
+    ]);
+    expect(started).toEqual(['running', 'w1', 'w2', 'hash']);
+    // Once the queue has drained, checks are accepted again.
+    expect(await slots.run(async () => 'later', 'check')).toBe('later');
+  });
+
+  it('frees the slot of a derivation that fails', async () => {
+    const { slots, submit } = heldSlots({ concurrent: 1, waitingChecks: 0 });
+    const failing = submit('failing');
+    await expect(submit('busy').result).rejects.toThrow(PasswordCheckBusyError);
+    failing.fail(new Error('out of memory'));
+    await expect(failing.result).rejects.toThrow('out of memory');
+    expect(await slots.run(async () => 'next', 'check')).toBe('next');
+  });
+
+  it('makes verifyPassword refuse when its slots are full, rather than queue', async () => {
+    const { slots, submit } = heldSlots({ concurrent: 1, waitingChecks: 0 });
+    const holder = submit('holder');
+    const hash = parsed(BOB_PASSWORD_HASH);
+    await expect(verifyPassword('bob-password', hash, slots)).rejects.toThrow(
+      PasswordCheckBusyError,
+    );
+    holder.finish();
+    await holder.result;
+    expect(await verifyPassword('bob-password', hash, slots)).toBe(true);
   });
 });

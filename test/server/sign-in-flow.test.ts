@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODE_VERIFIER, S256_CHALLENGE } from '../integration/browser.js';
 import { basicAuthorization, fakeClock, SECRETS } from '../support/fixtures.js';
-import { csrfTokenOf, expectPageHeaders, InjectBrowser } from './pages-support.js';
+import { csrfTokenOf, expectPageHeaders, InjectBrowser, type Injector } from './pages-support.js';
 import { validConfig, withChanges } from './support.js';
 
 const REDIRECT_URI = 'https://app.example.com/cb';
@@ -14,18 +14,28 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-/** The standalone server of the shared test config, with a browser on it. */
-function server(baseUrl = 'http://127.0.0.1:3000', now?: () => number) {
+/**
+ * The standalone server of the shared test config (with `changes`), with a browser on it; the
+ * browser reaches it through `via` when given (a proxy in front, say).
+ */
+function server(
+  baseUrl = 'http://127.0.0.1:3000',
+  now?: () => number,
+  changes: Record<string, unknown> = {},
+  via?: (app: FastifyInstance) => Injector,
+) {
   const config = parseServerConfig(
     withChanges(validConfig(), {
       base_url: baseUrl,
       cookie_secret: COOKIE_SECRET,
       'realms.0.clients.2.client_name': 'Web app',
+      ...changes,
     }),
   );
   const { app } = buildServer(config, now ? { now } : {});
   apps.push(app);
-  return { app, browser: new InjectBrowser(app, baseUrl), issuer: `${baseUrl}/oauth/demo` };
+  const browser = new InjectBrowser(via ? via(app) : app, baseUrl);
+  return { app, browser, issuer: `${baseUrl}/oauth/demo` };
 }
 
 function authorizeUrl(issuer: string, params: Record<string, string> = {}) {
@@ -151,7 +161,7 @@ describe('sign-in through the built-in pages', () => {
   it('marks every cookie Secure when base_url is https', async () => {
     const s = server('https://id.example.com');
     atClient((await signIn(s)).final);
-    for (const name of ['gh_csrf', '__Secure-gh_session', '__Host-gh_browser']) {
+    for (const name of ['__Secure-gh_csrf', '__Secure-gh_session', '__Host-gh_browser']) {
       const attributes = s.browser.setCookies.get(name)?.split('; ').slice(1);
       expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Lax', 'Secure']));
     }
@@ -200,16 +210,75 @@ describe('sign-in through the built-in pages', () => {
   it('throttles failed logins on the injected clock, which the provider shares', async () => {
     const clock = fakeClock();
     const s = server('http://127.0.0.1:3000', clock.now);
-    const tryPassword = async (password: string) => {
-      const login = await s.browser.follow(await s.browser.get(authorizeUrl(s.issuer)));
-      const fields = { username: 'alice', password, csrf_token: csrfTokenOf(login.body) };
-      return s.browser.post(s.browser.lastUrl, fields);
-    };
     for (let failure = 0; failure < 5; failure += 1) {
-      expect((await tryPassword('wrong-password')).statusCode).toBe(401);
+      expect((await tryPassword(s, 'wrong-password')).statusCode).toBe(401);
     }
-    expect((await tryPassword('alice-password')).statusCode).toBe(429);
+    expect((await tryPassword(s, 'alice-password')).statusCode).toBe(429);
     clock.advance(900);
-    expect((await tryPassword('alice-password')).statusCode).toBe(303);
+    expect((await tryPassword(s, 'alice-password')).statusCode).toBe(303);
+  });
+
+  it('shows a realm scope named like an Object.prototype member as a plain scope', async () => {
+    const s = server('http://127.0.0.1:3000', undefined, {
+      'realms.0.scopes': ['openid', 'profile', 'api:read', 'constructor'],
+      'realms.0.clients.2.scope': 'openid profile constructor',
+    });
+    const { consent, final } = await signIn(s, { scope: 'openid constructor' });
+    expect(consent?.body).toContain('<li>Know who you are <code>openid</code></li>');
+    expect(consent?.body).toContain('<li><code>constructor</code></li>');
+    expect(atClient(final).code).toEqual(expect.any(String));
   });
 });
+
+describe('the login throttle behind a reverse proxy', () => {
+  const PROXY = '10.0.0.1';
+
+  /** Every request arrives from the proxy, with the X-Forwarded-For it wrote. */
+  function behindProxy(forwarded: { for: string }) {
+    return (app: FastifyInstance) => ({
+      inject: (options: Parameters<Injector['inject']>[0]) =>
+        app.inject({
+          ...options,
+          remoteAddress: PROXY,
+          headers: { ...options.headers, 'x-forwarded-for': forwarded.for },
+        }),
+    });
+  }
+
+  it('counts the address the proxy appended with trust_proxy; the client cannot choose it', async () => {
+    const forwarded = { for: '' };
+    const s = server(
+      'http://127.0.0.1:3000',
+      undefined,
+      { trust_proxy: true },
+      behindProxy(forwarded),
+    );
+    // The attacker writes an X-Forwarded-For of its own; the proxy appends the address it sees.
+    for (let failure = 0; failure < 5; failure += 1) {
+      forwarded.for = `203.0.113.${failure}, 198.51.100.7`;
+      expect((await tryPassword(s, 'wrong-password')).statusCode).toBe(401);
+    }
+    forwarded.for = '203.0.113.99, 198.51.100.7';
+    expect((await tryPassword(s, 'alice-password')).statusCode).toBe(429);
+    // Alice at her own address, through the same proxy, is not locked out.
+    forwarded.for = '198.51.100.8';
+    expect((await tryPassword(s, 'alice-password')).statusCode).toBe(303);
+  });
+
+  it('ignores X-Forwarded-For by default: every client counts as the proxy', async () => {
+    const forwarded = { for: '198.51.100.7' };
+    const s = server('http://127.0.0.1:3000', undefined, {}, behindProxy(forwarded));
+    for (let failure = 0; failure < 5; failure += 1) {
+      expect((await tryPassword(s, 'wrong-password')).statusCode).toBe(401);
+    }
+    forwarded.for = '198.51.100.8';
+    expect((await tryPassword(s, 'alice-password')).statusCode).toBe(429);
+  });
+});
+
+/** Starts a sign-in and posts the login form with this password; the answer to the post. */
+async function tryPassword(s: ReturnType<typeof server>, password: string) {
+  const login = await s.browser.follow(await s.browser.get(authorizeUrl(s.issuer)));
+  const fields = { username: 'alice', password, csrf_token: csrfTokenOf(login.body) };
+  return s.browser.post(s.browser.lastUrl, fields);
+}

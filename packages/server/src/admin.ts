@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { errorToResponse, OAuthError, oauthErrorResponse, type Provider } from '@gatehouse/core';
 import { send } from '@gatehouse/fastify';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { ErrorReporter } from './report-error.js';
+import { parseCibaApproval } from './ciba-approval.js';
+import { type ErrorReporter, redactAuthReqId } from './report-error.js';
 
 export interface AdminOptions {
   provider: Provider;
@@ -11,7 +12,7 @@ export interface AdminOptions {
   report: ErrorReporter;
 }
 
-/** Admin requests carry no body worth reading; anything larger is refused early. */
+/** The largest body an admin request carries is a CIBA approval; anything larger is refused early. */
 const MAX_BODY_BYTES = 1024;
 
 /**
@@ -27,7 +28,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   app.addContentTypeParser(
     '*',
     { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
-    (_request, _body, done) => done(null),
+    (_request, body, done) => done(null, body),
   );
   app.addHook('onRequest', async (request, reply) => {
     if (isAdmin(request.headers.authorization)) return;
@@ -58,10 +59,36 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
     return reply.code(204).send();
   });
 
+  // Thrown OAuthErrors (404, 400) reach the error handler above, which answers them as they are.
+  app.post<{ Params: CibaParams }>(
+    '/realms/:realm/ciba/:auth_req_id/:decision',
+    async (request, reply) => {
+      const { realm, auth_req_id: authReqId, decision } = request.params;
+      if (decision !== 'approve' && decision !== 'deny') throw notFound('no such admin endpoint');
+      if (!(await provider.realm(realm))) throw notFound('unknown realm');
+      const decided =
+        decision === 'approve'
+          ? await provider.ciba.approve(
+              realm,
+              authReqId,
+              parseCibaApproval(bodyOf(request), request.headers['content-type']),
+            )
+          : await provider.ciba.deny(realm, authReqId);
+      if (!decided) throw notFound('no pending backchannel request with this auth_req_id');
+      return reply.code(204).send();
+    },
+  );
+
   app.all('/*', async (_request, reply) =>
     send(reply, oauthErrorResponse(notFound('no such admin endpoint'))),
   );
 };
+
+interface CibaParams {
+  realm: string;
+  auth_req_id: string;
+  decision: string;
+}
 
 const notFound = (description: string) => new OAuthError('not_found', description, { status: 404 });
 
@@ -78,6 +105,15 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+function bodyOf(request: FastifyRequest): Buffer | undefined {
+  return Buffer.isBuffer(request.body) ? request.body : undefined;
+}
+
+/** The path without the query, and without an auth_req_id in full: it is a credential. */
 function pathOf(request: FastifyRequest): string {
-  return request.url.split('?', 1)[0] ?? request.url;
+  const path = request.url.split('?', 1)[0] ?? request.url;
+  return path.replace(
+    /(\/ciba\/)([^/]+)/,
+    (_match, prefix: string, authReqId: string) => `${prefix}${redactAuthReqId(authReqId)}`,
+  );
 }

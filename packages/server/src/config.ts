@@ -32,20 +32,45 @@ const storeSchema = z
     return z.NEVER;
   });
 
-const notSupportedYet = (feature: string) =>
-  z
-    .custom<never>(() => false, `${feature} is not supported yet by the standalone server`)
-    .optional();
-
 const secret = (what: string) =>
   z
     .string()
     .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)
     .describe(what);
 
+/** An http(s) URL fetch can send to: credentials in the URL are refused by fetch itself. */
+const webhookUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+    } else if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password' });
+    }
+  })
+  .describe('Where the server POSTs each CIBA request for the authenticator (docs/ciba.md).');
+
+/** Core's ciba settings plus how the standalone server reaches the authenticator. */
+const serverCibaSchema = realmSchema.shape.ciba.unwrap().safeExtend({
+  authenticator: z.strictObject(
+    { webhook_url: webhookUrl },
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required: the server reaches the authenticator through its webhook_url'
+          : undefined,
+    },
+  ),
+});
+
 export const serverRealmSchema = realmSchema.extend({
   users: usersSchema,
-  ciba: notSupportedYet('CIBA'),
+  ciba: serverCibaSchema
+    .optional()
+    .describe(
+      'Backchannel authentication (CIBA, poll mode): pushed to the webhook, answered through the admin API.',
+    ),
 });
 
 export const serverConfigSchema = z.strictObject({
@@ -64,6 +89,12 @@ export const serverConfigSchema = z.strictObject({
   cookie_secret: secret(
     'Keys the CSRF tokens of the login and consent forms; instances behind one base_url share it. Absent: a random key per process.',
   ).optional(),
+  trust_proxy: z
+    .boolean()
+    .default(false)
+    .describe(
+      'The server sits behind one reverse proxy that appends the client address to X-Forwarded-For: the login throttle counts that address rather than the proxy’s. Leave false when clients can reach the server directly, or they could pick their address.',
+    ),
   print_credentials: z
     .boolean()
     .default(false)
@@ -86,21 +117,35 @@ export function parseServerConfig(input: unknown): ServerConfig {
 }
 
 /** The realm as core's provider takes it, without the server-only keys. */
-export function providerRealm({
-  users: _users,
-  ciba: _ciba,
-  ...realm
-}: ServerRealmConfig): RealmInput {
-  return realm;
+export function providerRealm({ users: _users, ciba, ...realm }: ServerRealmConfig): RealmInput {
+  if (ciba === undefined) return realm;
+  const { authenticator: _authenticator, ...coreCiba } = ciba;
+  return { ...realm, ciba: coreCiba };
 }
 
-/** Core's cross-field rules (unknown scopes, resources without a client...) and unique names. */
+/**
+ * Core's cross-field rules (unknown scopes, resources without a client...) and unique names,
+ * and the server's: the authenticator answers CIBA requests through the admin API.
+ */
 function crossFieldIssues(input: unknown): ConfigIssue[] {
-  const entries = wellFormedRealms(input).map(({ index, realm }) => ({
+  const realms = wellFormedRealms(input);
+  const entries = realms.map(({ index, realm }) => ({
     path: `realms[${index}]`,
     input: providerRealm(realm),
   }));
-  return validateRealms(entries).issues;
+  const hasAdminToken =
+    typeof input === 'object' && input !== null && 'admin_token' in input
+      ? input.admin_token !== undefined
+      : false;
+  const adminIssues = hasAdminToken
+    ? []
+    : realms
+        .filter(({ realm }) => realm.ciba !== undefined)
+        .map(({ index }) => ({
+          path: `realms[${index}].ciba`,
+          message: 'needs admin_token: the authenticator approves or denies through the admin API',
+        }));
+  return [...validateRealms(entries).issues, ...adminIssues];
 }
 
 function wellFormedRealms(input: unknown): { index: number; realm: ServerRealmConfig }[] {

@@ -2,7 +2,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { html, type SafeHtml } from './pages/layout.js';
 
 export const CSRF_FIELD = 'csrf_token';
-export const CSRF_COOKIE = 'gh_csrf';
+/**
+ * The cookie of the browser's key. On https the `__Secure-` prefix stops a sibling subdomain on
+ * plain http from planting one (RFC 6265bis §4.1.3.1); `__Host-` would need `Path=/`.
+ */
+export const csrfCookieName = (secure: boolean) => (secure ? '__Secure-gh_csrf' : 'gh_csrf');
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -36,13 +40,14 @@ export class CsrfTokens {
 
   /** The browser's key from its cookies, or a new one with the cookie that sets it. */
   browserKey(cookieHeader: string | undefined, scope: CsrfCookieScope): BrowserKey {
-    const existing = readCookie(cookieHeader, CSRF_COOKIE);
+    const name = csrfCookieName(scope.secure);
+    const existing = readCookie(cookieHeader, name);
     if (existing !== undefined && TOKEN_SHAPE.test(existing)) return { value: existing };
     const value = randomBytes(32).toString('base64url');
     const secure = scope.secure ? '; Secure' : '';
     return {
       value,
-      setCookie: `${CSRF_COOKIE}=${value}; Path=${scope.path}; HttpOnly; SameSite=Lax${secure}`,
+      setCookie: `${name}=${value}; Path=${scope.path}; HttpOnly; SameSite=Lax${secure}`,
     };
   }
 
@@ -60,11 +65,12 @@ export class CsrfTokens {
   /** Whether `presented` is this browser's token for this interaction; constant-time. */
   verify(
     cookieHeader: string | undefined,
+    scope: CsrfCookieScope,
     realm: string,
     interactionId: string,
     presented: string | null | undefined,
   ): boolean {
-    const browserKey = readCookie(cookieHeader, CSRF_COOKIE);
+    const browserKey = readCookie(cookieHeader, csrfCookieName(scope.secure));
     if (browserKey === undefined || !TOKEN_SHAPE.test(browserKey)) return false;
     if (typeof presented !== 'string' || !TOKEN_SHAPE.test(presented)) return false;
     const expected = Buffer.from(this.token(browserKey, realm, interactionId));

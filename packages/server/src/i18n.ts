@@ -14,7 +14,8 @@ export interface Messages {
   consentHeading: (client: string) => string;
   signedInAs: (user: string) => string;
   requestedScopes: string;
-  scopes: Readonly<Record<string, string>>;
+  /** Sentences of the standard scopes, by scope name: a Map, since the names come from config. */
+  scopes: ReadonlyMap<string, string>;
   allow: string;
   deny: string;
   expiredTitle: string;
@@ -41,15 +42,15 @@ const en: Messages = {
   consentHeading: (client) => `${client} asks for access to your account`,
   signedInAs: (user) => `Signed in as ${user}.`,
   requestedScopes: 'It asks to:',
-  scopes: {
-    openid: 'Know who you are',
-    profile: 'See your name and profile',
-    email: 'See your email address',
-    address: 'See your postal address',
-    phone: 'See your phone number',
-    id: 'See your identity details',
-    offline_access: 'Keep access while you are away',
-  },
+  scopes: new Map([
+    ['openid', 'Know who you are'],
+    ['profile', 'See your name and profile'],
+    ['email', 'See your email address'],
+    ['address', 'See your postal address'],
+    ['phone', 'See your phone number'],
+    ['id', 'See your identity details'],
+    ['offline_access', 'Keep access while you are away'],
+  ]),
   allow: 'Allow',
   deny: 'Deny',
   expiredTitle: 'Sign-in request not found',
@@ -79,15 +80,15 @@ const fr: Messages = {
   consentHeading: (client) => `${client} demande l’accès à votre compte`,
   signedInAs: (user) => `Connecté en tant que ${user}.`,
   requestedScopes: 'Cette application demande à :',
-  scopes: {
-    openid: 'Savoir qui vous êtes',
-    profile: 'Voir votre nom et votre profil',
-    email: 'Voir votre adresse e-mail',
-    address: 'Voir votre adresse postale',
-    phone: 'Voir votre numéro de téléphone',
-    id: 'Voir les données de votre identité',
-    offline_access: 'Garder l’accès en votre absence',
-  },
+  scopes: new Map([
+    ['openid', 'Savoir qui vous êtes'],
+    ['profile', 'Voir votre nom et votre profil'],
+    ['email', 'Voir votre adresse e-mail'],
+    ['address', 'Voir votre adresse postale'],
+    ['phone', 'Voir votre numéro de téléphone'],
+    ['id', 'Voir les données de votre identité'],
+    ['offline_access', 'Garder l’accès en votre absence'],
+  ]),
   allow: 'Autoriser',
   deny: 'Refuser',
   expiredTitle: 'Demande de connexion introuvable',

@@ -9,3 +9,4 @@ export {
 export { hashPassword, parsePasswordHash, type ScryptHash, verifyPassword } from './password.js';
 export type { ErrorReporter } from './report-error.js';
 export { buildServer, type Server, type ServerOptions } from './server.js';
+export { type WebhookPayload, WebhookPush, type WebhookPushOptions } from './webhook-push.js';

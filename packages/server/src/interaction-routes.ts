@@ -14,6 +14,7 @@ import { consentPage } from './pages/consent.js';
 import { pageHeaders } from './pages/layout.js';
 import { loginPage } from './pages/login.js';
 import { type MessageKind, messagePage } from './pages/message.js';
+import { PasswordCheckBusyError } from './password.js';
 import type { ErrorReporter } from './report-error.js';
 
 export interface InteractionPagesOptions {
@@ -139,7 +140,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
     const locale = pickLocale(details.uiLocales);
     const form = request.body instanceof URLSearchParams ? request.body : undefined;
     if (!form) return sendMessage(reply, locale, 400, 'badRequest');
-    if (!csrf.verify(request.headers.cookie, realm, id, form.get(CSRF_FIELD))) {
+    if (!csrf.verify(request.headers.cookie, cookieScope(realm), realm, id, form.get(CSRF_FIELD))) {
       return sendMessage(reply, locale, 403, 'forbidden');
     }
     const targets = formTargets(realm, details.client.id);
@@ -157,15 +158,23 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
 
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
-    if (throttle.blocked(realm, username, request.ip)) {
-      return showPage(request, reply, details, 429, { username, error: 'throttled' });
+    // Counted before the first await: posts sent together cannot all be checked.
+    const attempt = throttle.attempt(realm, username, request.ip);
+    if (!attempt) return showPage(request, reply, details, 429, { username, error: 'throttled' });
+    let sub: string | undefined;
+    try {
+      sub = await users.authenticate(realm, username, password);
+    } catch (error) {
+      attempt.cancel();
+      if (error instanceof PasswordCheckBusyError) {
+        return sendMessage(reply, locale, 503, 'unavailable');
+      }
+      throw error;
     }
-    const sub = await users.authenticate(realm, username, password);
     if (sub === undefined) {
-      throttle.failed(realm, username, request.ip);
       return showPage(request, reply, details, 401, { username, error: 'badCredentials' });
     }
-    throttle.succeeded(realm, username);
+    attempt.succeeded();
     return finish(request, reply, locale, { login: { sub, amr: ['pwd'] } }, targets);
   });
 };

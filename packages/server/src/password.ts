@@ -19,12 +19,6 @@ export const MIN_N = 2 ** 14;
 const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 const MIN_SALT_BYTES = 16;
 const KEY_BYTES = { min: 32, max: 64 } as const;
-/**
- * Derivations running at once. Pure-JS scrypt holds its whole N×r buffer until it finishes, and
- * nothing else bounds how many login forms arrive together: two at a time is at most 512 MiB.
- */
-const MAX_CONCURRENT_DERIVATIONS = 2;
-
 const HASH_SHAPE = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
 const COST_RULE = `N must be a power of 2 of at least ${MIN_N}`;
@@ -61,7 +55,8 @@ export async function passwordHash(password: string, N: number): Promise<ScryptH
   const { r, p } = DEFAULT_PARAMETERS;
   if (!validCost(N)) throw new RangeError(COST_RULE);
   const salt = randomBytes(MIN_SALT_BYTES);
-  const key = await derive(password, { N, r, p, salt, key: new Uint8Array(KEY_BYTES.min) });
+  const params = { N, r, p, salt, key: new Uint8Array(KEY_BYTES.min) };
+  const key = await SHARED_SLOTS.run(() => derive(password, params), 'hash');
   return { N, r, p, salt, key };
 }
 
@@ -73,35 +68,88 @@ export function unmatchableHash({ N, r, p, key }: Omit<ScryptHash, 'salt'>): Scr
   return { N, r, p, salt: randomBytes(MIN_SALT_BYTES), key: randomBytes(key.length) };
 }
 
-/** Whether the password matches the hash; constant-time in the key comparison. */
-export async function verifyPassword(password: string, hash: ScryptHash): Promise<boolean> {
-  return timingSafeEqual(await derive(password, hash), hash.key);
+/**
+ * Whether the password matches the hash; constant-time in the key comparison. Throws
+ * PasswordCheckBusyError, without deriving anything, when `slots` has too many checks waiting.
+ */
+export async function verifyPassword(
+  password: string,
+  hash: ScryptHash,
+  slots: DerivationSlots = SHARED_SLOTS,
+): Promise<boolean> {
+  return timingSafeEqual(await slots.run(() => derive(password, hash), 'check'), hash.key);
 }
 
-let running = 0;
-const waiting: (() => void)[] = [];
+/** Too many password checks are waiting: the caller answers "try again later". */
+export class PasswordCheckBusyError extends Error {
+  override name = 'PasswordCheckBusyError';
+}
 
-async function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Uint8Array> {
-  if (running >= MAX_CONCURRENT_DERIVATIONS) {
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  } else {
-    running += 1;
+export interface DerivationLimits {
+  /**
+   * Derivations running at once. Pure-JS scrypt holds its whole N×r buffer until it finishes,
+   * and nothing else bounds how many login forms arrive together: two at a time is at most
+   * 512 MiB.
+   */
+  concurrent: number;
+  /**
+   * Password checks waiting for a slot. Beyond it a check is refused at once: a queue without
+   * bound lets a flood of posts make every legitimate login wait minutes. Hashing the config's
+   * plain-text passwords waits without bound; the config file bounds it.
+   */
+  waitingChecks: number;
+}
+
+const DEFAULT_DERIVATION_LIMITS: DerivationLimits = { concurrent: 2, waitingChecks: 32 };
+
+type DerivationKind = 'check' | 'hash';
+
+/** Slots for scrypt derivations, handed out in arrival order. */
+export class DerivationSlots {
+  #running = 0;
+  readonly #waiting: { kind: DerivationKind; start: () => void }[] = [];
+  #waitingChecks = 0;
+
+  constructor(private readonly limits: DerivationLimits = DEFAULT_DERIVATION_LIMITS) {}
+
+  /** Runs `derivation` once a slot is free; a `check` beyond the waiting limit throws instead. */
+  async run<T>(derivation: () => Promise<T>, kind: DerivationKind): Promise<T> {
+    if (this.#running >= this.limits.concurrent) {
+      if (kind === 'check') {
+        if (this.#waitingChecks >= this.limits.waitingChecks) {
+          throw new PasswordCheckBusyError('too many password checks waiting');
+        }
+        this.#waitingChecks += 1;
+      }
+      await new Promise<void>((start) => this.#waiting.push({ kind, start }));
+    } else {
+      this.#running += 1;
+    }
+    try {
+      return await derivation();
+    } finally {
+      // The slot passes straight to the next waiter, so `running` never overshoots the limit.
+      const next = this.#waiting.shift();
+      if (!next) this.#running -= 1;
+      else {
+        if (next.kind === 'check') this.#waitingChecks -= 1;
+        next.start();
+      }
+    }
   }
-  try {
-    // The async variant yields to the event loop every 10 ms, so other requests keep flowing.
-    return await scryptAsync(password.normalize('NFC'), salt, {
-      N,
-      r,
-      p,
-      dkLen: key.length,
-      maxmem: memoryBytes(N, r) + 1024 * 1024,
-    });
-  } finally {
-    // The slot passes straight to the next waiter, so `running` never overshoots the limit.
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  }
+}
+
+const SHARED_SLOTS = new DerivationSlots();
+
+/** The async variant yields to the event loop every 10 ms, so other requests keep flowing. */
+function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Uint8Array> {
+  return scryptAsync(password.normalize('NFC'), salt, {
+    N,
+    r,
+    p,
+    dkLen: key.length,
+    maxmem: memoryBytes(N, r) + 1024 * 1024,
+  });
 }
 
 function memoryBytes(N: number, r: number): number {

@@ -14,3 +14,11 @@ export const reportToStderr: ErrorReporter = (error, request) => {
   const where = request ? `${request.method} ${request.path}` : 'background';
   process.stderr.write(`[gatehouse] ${where}: ${detail}\n`);
 };
+
+/**
+ * An auth_req_id as reports may show it: its first characters, enough to match two entries
+ * about one request. The whole value is a credential of the polling client.
+ */
+export function redactAuthReqId(authReqId: string): string {
+  return `${authReqId.slice(0, 6)}…`;
+}

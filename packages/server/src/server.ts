@@ -1,4 +1,5 @@
 import {
+  type AuthenticatorPush,
   createProvider,
   type JwsSigner,
   MemoryStore,
@@ -16,6 +17,7 @@ import { healthRoutes } from './health.js';
 import { interactionRoutes, redirectSources } from './interaction-routes.js';
 import { LoginThrottle } from './login-throttle.js';
 import { type ErrorReporter, reportToStderr } from './report-error.js';
+import { WebhookPush } from './webhook-push.js';
 
 export interface ServerOptions {
   /** Replaces the store named in the config (tests inject failing stores). */
@@ -27,6 +29,8 @@ export interface ServerOptions {
   healthTimeoutMs?: number;
   /** Milliseconds since the epoch, for the provider, the default store and the login throttle. */
   now?: () => number;
+  /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */
+  authenticatorPush?: AuthenticatorPush;
 }
 
 export interface Server {
@@ -46,6 +50,9 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const report = options.report ?? reportToStderr;
   const now = options.now ?? Date.now;
   const users = new UserDirectory(config.realms);
+  const webhook = options.authenticatorPush
+    ? undefined
+    : new WebhookPush({ webhooks: cibaWebhooks(config), report });
   const provider = createProvider({
     baseUrl: config.base_url,
     realms: config.realms.map(providerRealm),
@@ -56,10 +63,17 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,
     now,
     onError: report,
+    authenticatorPush: options.authenticatorPush ?? webhook,
   });
   // No logger: request logs would carry credentials (Authorization headers, form bodies).
-  const app = Fastify({ logger: false });
+  // Only the peer is trusted, so the address is the one it appended to X-Forwarded-For: with
+  // `true`, the left end, which the client writes, would count.
+  const app = Fastify({
+    logger: false,
+    trustProxy: config.trust_proxy ? (_address, hop) => hop === 0 : false,
+  });
   app.addHook('onClose', () => provider.close());
+  if (webhook) app.addHook('onClose', async () => webhook.close());
   app.register(healthRoutes, { store: provider.store, timeoutMs: options.healthTimeoutMs ?? 2000 });
   if (config.admin_token !== undefined) {
     app.register(adminRoutes, { prefix: '/admin', provider, token: config.admin_token, report });
@@ -95,4 +109,13 @@ function clientRedirectSources(config: ServerConfig) {
     ),
   );
   return (realm: string, clientId: string) => sources.get(`${realm}/${clientId}`) ?? [];
+}
+
+/** The webhook URL of each realm with CIBA, by realm name. */
+function cibaWebhooks(config: ServerConfig): Map<string, string> {
+  return new Map(
+    config.realms.flatMap((realm) =>
+      realm.ciba ? [[realm.name, realm.ciba.authenticator.webhook_url] as const] : [],
+    ),
+  );
 }

@@ -15,7 +15,7 @@ export interface ConsentView {
 export function consentPage({ locale, client, user, scopes, csrfField }: ConsentView): string {
   const t = MESSAGES[locale];
   const items = scopes.map((scope) => {
-    const description = t.scopes[scope];
+    const description = t.scopes.get(scope);
     return description
       ? html`<li>${description} <code>${scope}</code></li>`
       : html`<li><code>${scope}</code></li>`;
