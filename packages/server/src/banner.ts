@@ -39,7 +39,7 @@ export function startupWarnings(config: ServerConfig): string[] {
   const warnings: string[] = [];
   if (config.admin_token !== undefined && config.admin_token.length < MIN_SECRET_LENGTH) {
     warnings.push(
-      `warning: admin_token is shorter than ${MIN_SECRET_LENGTH} characters; whoever guesses it can rotate every realm's keys`,
+      `warning: admin_token is shorter than ${MIN_SECRET_LENGTH} characters; whoever guesses it can rotate every realm's keys and answer CIBA requests`,
     );
   }
   const hasUsers = config.realms.some((realm) => realm.users.length > 0);
