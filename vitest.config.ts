@@ -2,7 +2,16 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from their sources, so no build is needed before `pnpm test`.
-const workspacePackages = ['core', 'express', 'fastify', 'hono', 'node-crypto', 'server'];
+const workspacePackages = [
+  'core',
+  'express',
+  'fastify',
+  'hono',
+  'node-crypto',
+  'server',
+  'store-postgres',
+  'store-redis',
+];
 const alias = Object.fromEntries(
   workspacePackages.map((name) => [
     `@gatehouse/${name}`,

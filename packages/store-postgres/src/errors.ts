@@ -1,0 +1,45 @@
+import { StoreUnavailableError } from '@gatehouse/core';
+import { DatabaseError } from 'pg';
+
+/**
+ * SQLSTATE classes and codes that say the database cannot serve us right now, rather than that a
+ * statement is wrong: connection exceptions (08), authentication (28), transaction rollbacks such
+ * as deadlocks (40), lack of resources (53), lock or statement timeouts and shutdowns (55P03,
+ * 57), system errors (58), a read-only standby after a failover (25006), a missing database
+ * (3D000) and a missing table (42P01, before the migration ran).
+ */
+const UNAVAILABLE_CLASSES = new Set(['08', '28', '40', '53', '57', '58']);
+const UNAVAILABLE_CODES = new Set(['25006', '3D000', '42P01', '55P03']);
+
+/**
+ * Errors `pg` raises without a SQLSTATE when the connection is lost or a timeout fires. They are
+ * plain `Error`s, so their messages are the only way to tell them apart.
+ */
+const DRIVER_FAILURES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+
+/** Whether a statement failed for a reason outside the store's code: the database or the network. */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseError) {
+    const code = error.code ?? '';
+    return UNAVAILABLE_CLASSES.has(code.slice(0, 2)) || UNAVAILABLE_CODES.has(code);
+  }
+  if (!(error instanceof Error)) return false;
+  // Node's socket errors (ECONNRESET, EPIPE, ETIMEDOUT…), alone or gathered in an AggregateError.
+  const code = (error as { code?: unknown }).code;
+  if ('syscall' in error || (typeof code === 'string' && /^E[A-Z]{2,}$/.test(code))) return true;
+  return DRIVER_FAILURES.test(error.message);
+}
+
+/** Whether the connection that raised `error` may still carry statements. */
+export function connectionSurvives(error: unknown): boolean {
+  return error instanceof DatabaseError && error.severity !== 'FATAL' && error.severity !== 'PANIC';
+}
+
+export function unavailable(error: unknown, table: string): StoreUnavailableError {
+  const message =
+    error instanceof DatabaseError && error.code === '42P01'
+      ? `PostgreSQL store table "${table}" does not exist: run the migration (gatehouse migrate --config …)`
+      : `PostgreSQL store unavailable: ${error instanceof Error ? error.message : String(error)}`;
+  return new StoreUnavailableError(message, { cause: error });
+}

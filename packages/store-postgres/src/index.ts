@@ -1,0 +1,3 @@
+export { type MigrationResult, migrate } from './migrate.js';
+export type { PostgresStoreOptions } from './options.js';
+export { PostgresStore } from './postgres-store.js';

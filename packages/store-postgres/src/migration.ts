@@ -1,0 +1,58 @@
+import { quote, type SchemaNames } from './schema.js';
+
+/**
+ * The schema, as statements that are no-ops when their object exists: first the sequence and the
+ * table, then (once the table is known to have our columns) the indexes. One transaction runs them
+ * under an advisory lock: without it, two instances migrating at once can both pass IF NOT EXISTS
+ * and one then fails on a duplicate catalog entry.
+ */
+export function migrationStatements(names: SchemaNames): { tables: string[]; indexes: string[] } {
+  const table = quote(names.table);
+  const tables = [
+    `CREATE SEQUENCE IF NOT EXISTS ${quote(names.revisions)}`,
+    `CREATE TABLE IF NOT EXISTS ${table} (
+       namespace text NOT NULL,
+       id text NOT NULL,
+       value text NOT NULL,
+       expires_at timestamptz,
+       grant_id text,
+       consumed boolean NOT NULL DEFAULT false,
+       revision bigint NOT NULL,
+       PRIMARY KEY (namespace, id)
+     )`,
+  ];
+  const indexes = [
+    `CREATE INDEX IF NOT EXISTS ${quote(names.grantIndex)} ON ${table} (grant_id)
+     WHERE grant_id IS NOT NULL`,
+    `CREATE INDEX IF NOT EXISTS ${quote(names.expiryIndex)} ON ${table} (expires_at)
+     WHERE expires_at IS NOT NULL`,
+  ];
+  return { tables, indexes };
+}
+
+/** The columns the statements rely on, with their types as `format_type` spells them. */
+export const EXPECTED_COLUMNS: Readonly<Record<string, string>> = {
+  namespace: 'text',
+  id: 'text',
+  value: 'text',
+  expires_at: 'timestamp with time zone',
+  grant_id: 'text',
+  consumed: 'boolean',
+  revision: 'bigint',
+};
+
+export const COLUMNS_QUERY = `SELECT attname AS name, format_type(atttypid, atttypmod) AS type
+  FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`;
+
+/** What is wrong with an existing table of that name, or undefined when it has our columns. */
+export function columnsProblem(
+  table: string,
+  found: ReadonlyArray<{ name: string; type: string }>,
+): string | undefined {
+  const types = new Map(found.map((column) => [column.name, column.type]));
+  const wrong = Object.entries(EXPECTED_COLUMNS)
+    .filter(([name, type]) => types.get(name) !== type)
+    .map(([name, type]) => `${name} ${type}`);
+  if (wrong.length === 0) return undefined;
+  return `table "${table}" exists but is not a Gatehouse store table: it lacks ${wrong.join(', ')}; choose another tablePrefix`;
+}

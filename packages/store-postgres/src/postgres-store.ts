@@ -1,0 +1,214 @@
+import {
+  type ConsumeResult,
+  type RecordKey,
+  type RecordOptions,
+  type Revised,
+  type Store,
+  StoreUnavailableError,
+} from '@gatehouse/core';
+import pg from 'pg';
+import { connectionSurvives, isUnavailable, unavailable } from './errors.js';
+import { decodeKey, encodeKey } from './key-encoding.js';
+import { type PostgresStoreOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { type SchemaNames, schemaNames } from './schema.js';
+import { type Rows, type Statement, type StatementName, statements } from './statements.js';
+
+/** Rows one sweep statement deletes at most, so it holds its locks only briefly. */
+const SWEEP_BATCH = 1_000;
+/** Statements per sweep; the next sweep carries on where this one stopped. */
+const SWEEP_BATCHES = 100;
+/**
+ * How much longer than the server's statement timeout the driver waits for an answer before it
+ * gives up on the connection. The server normally cancels first, which keeps the connection; the
+ * driver's own timeout is for a database or network that no longer answers at all.
+ */
+const NETWORK_ALLOWANCE_MS = 500;
+
+/**
+ * A `Store` on PostgreSQL, shared by any number of Gatehouse instances: one table, every method a
+ * single prepared statement and so a single round trip. Time-to-live is an `expires_at` column
+ * compared with the database clock; expired rows are invisible at once and deleted by a bounded
+ * background sweep. The schema comes from `migrate()`, which must have run once.
+ */
+export class PostgresStore implements Store {
+  readonly #names: SchemaNames;
+  readonly #statements: Record<StatementName, Statement>;
+  readonly #pool: pg.Pool;
+  readonly #sweepTimer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    const resolved = resolveOptions(options);
+    this.#names = schemaNames(resolved.tablePrefix);
+    this.#statements = statements(this.#names);
+    this.#pool = new pg.Pool(poolConfig(resolved));
+    // A broken connection emits `error` besides failing its statement, idle or not; unheard, the
+    // event would end the process. The statement's own failure is what gets reported, and the
+    // pool discards the connection and opens a new one for the next statement.
+    this.#pool.on('error', () => {});
+    this.#pool.on('connect', (client) => client.on('error', () => {}));
+    if (resolved.sweepIntervalMs > 0) {
+      this.#sweepTimer = setInterval(() => {
+        this.sweep().catch((error: unknown) => {
+          // The database is down or slow: the next sweep tries again. Anything else is a bug.
+          if (!(error instanceof StoreUnavailableError)) process.emitWarning(asError(error));
+        });
+      }, resolved.sweepIntervalMs);
+      this.#sweepTimer.unref();
+    }
+  }
+
+  async get<T>(namespace: string, id: string): Promise<T | undefined> {
+    const { rows } = await this.#run('get', [encodeKey(namespace), encodeKey(id)]);
+    return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
+  }
+
+  async set<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<void> {
+    await this.#run('set', writeParameters(namespace, id, value, options));
+  }
+
+  async add<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<boolean> {
+    const { rowCount } = await this.#run('add', writeParameters(namespace, id, value, options));
+    return rowCount === 1;
+  }
+
+  async consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
+    const { rows } = await this.#run('consume', [encodeKey(namespace), encodeKey(id)]);
+    const row = rows[0];
+    return row ? { value: JSON.parse(row.value) as T, firstUse: row.first_use } : undefined;
+  }
+
+  async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
+    const { rows } = await this.#run('read', [encodeKey(namespace), encodeKey(id)]);
+    const row = rows[0];
+    // bigint arrives as a string; revisions stay far below 2^53.
+    return row ? { value: JSON.parse(row.value) as T, revision: Number(row.revision) } : undefined;
+  }
+
+  async replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
+    if (!Number.isSafeInteger(revision)) return false;
+    const { rowCount } = await this.#run('replace', [
+      encodeKey(namespace),
+      encodeKey(id),
+      revision,
+      serialise(value),
+    ]);
+    return rowCount === 1;
+  }
+
+  async delete(namespace: string, id: string): Promise<boolean> {
+    const { rows } = await this.#run('delete', [encodeKey(namespace), encodeKey(id)]);
+    return rows[0]?.live === true;
+  }
+
+  async listGrant(grantId: string): Promise<RecordKey[]> {
+    const { rows } = await this.#run('listGrant', [encodeKey(grantId)]);
+    return rows.map((row) => ({ namespace: decodeKey(row.namespace), id: decodeKey(row.id) }));
+  }
+
+  async revokeGrant(grantId: string): Promise<number> {
+    const { rows } = await this.#run('revokeGrant', [encodeKey(grantId)]);
+    return rows[0]?.revoked ?? 0;
+  }
+
+  /** Also fails while the table is missing, so a health check keeps traffic away until migrated. */
+  async ping(): Promise<void> {
+    await this.#run('ping', []);
+  }
+
+  /**
+   * Deletes expired rows now, in batches of at most 1,000, up to 100,000 rows; resolves with
+   * how many went. The background sweep calls it; one sweep runs at a time per store.
+   */
+  sweep(): Promise<number> {
+    this.#sweeping ??= this.#sweepBatches().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweepTimer);
+    await this.#sweeping?.catch(() => {});
+    await this.#pool.end();
+  }
+
+  async #sweepBatches(): Promise<number> {
+    let removed = 0;
+    for (let batch = 0; batch < SWEEP_BATCHES && !this.#closed; batch++) {
+      const { rowCount } = await this.#run('sweep', [SWEEP_BATCH]);
+      removed += rowCount ?? 0;
+      if ((rowCount ?? 0) < SWEEP_BATCH) break;
+    }
+    return removed;
+  }
+
+  /**
+   * Runs one prepared statement. Failures of the database or the network, timeouts included,
+   * become `StoreUnavailableError` (the provider answers 503); any other error is a bug in a
+   * statement and is thrown as it is.
+   */
+  async #run<N extends StatementName>(
+    name: N,
+    values: unknown[],
+  ): Promise<pg.QueryResult<Rows[N]>> {
+    if (this.#closed) throw new StoreUnavailableError('the PostgreSQL store is closed');
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw unavailable(error, this.#names.table);
+    }
+    try {
+      const result = await client.query<Rows[N]>({ ...this.#statements[name], values });
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(connectionSurvives(error) ? undefined : asError(error));
+      if (isUnavailable(error)) throw unavailable(error, this.#names.table);
+      throw error;
+    }
+  }
+}
+
+function poolConfig(options: ResolvedOptions): pg.PoolConfig {
+  return {
+    connectionString: options.connectionString,
+    max: options.poolSize,
+    application_name: 'gatehouse',
+    connectionTimeoutMillis: options.statementTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + NETWORK_ALLOWANCE_MS,
+    keepAlive: true,
+  };
+}
+
+function writeParameters(
+  namespace: string,
+  id: string,
+  value: unknown,
+  options: RecordOptions = {},
+): unknown[] {
+  const { ttlSeconds, grantId } = options;
+  if (ttlSeconds !== undefined && !(Number.isFinite(ttlSeconds) && ttlSeconds > 0))
+    throw new RangeError(`ttlSeconds must be a positive number, got ${ttlSeconds}`);
+  return [
+    encodeKey(namespace),
+    encodeKey(id),
+    serialise(value),
+    ttlSeconds ?? null,
+    grantId === undefined ? null : encodeKey(grantId),
+  ];
+}
+
+/** Stored as JSON text rather than jsonb: jsonb refuses "\u0000" in strings, text takes any JSON. */
+function serialise(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError('a Store value must be JSON-serialisable');
+  return json;
+}
+
+const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));

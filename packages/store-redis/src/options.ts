@@ -1,0 +1,62 @@
+import { ConfigError, type ConfigIssue } from '@gatehouse/core';
+
+export interface RedisStoreOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS. */
+  url: string;
+  /** Put before every key, so several deployments can share one Redis. Default `gatehouse:`. */
+  keyPrefix?: string;
+  /**
+   * How long a call waits for Redis before it fails with `StoreUnavailableError`: for a reply on
+   * a live connection, or for the connection to come back when it is down. Default 1000.
+   */
+  commandTimeoutMs?: number;
+}
+
+export interface ValidRedisStoreOptions {
+  url: string;
+  keyPrefix: string;
+  commandTimeoutMs: number;
+}
+
+const KNOWN = new Set(['url', 'keyPrefix', 'commandTimeoutMs']);
+const MAX_TIMEOUT_MS = 60_000;
+
+/** The options with defaults filled in; a ConfigError naming every invalid one otherwise. */
+export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError([{ path: '', message: 'RedisStore options must be an object' }]);
+  const issues: ConfigIssue[] = [];
+  const problem = (path: string, message: string) => issues.push({ path, message });
+
+  for (const name of Object.keys(options))
+    if (!KNOWN.has(name)) problem(name, `unknown option (known: ${[...KNOWN].join(', ')})`);
+  const { url, keyPrefix = 'gatehouse:', commandTimeoutMs = 1000 } = options;
+  // The URL may carry a password: the message describes it without quoting it.
+  if (typeof url !== 'string' || !isRedisUrl(url))
+    problem('url', 'must be a redis:// or rediss:// URL');
+  if (typeof keyPrefix !== 'string' || keyPrefix === '')
+    problem('keyPrefix', 'must be a non-empty string');
+  // A brace would change which part of a key Redis Cluster hashes (see keys.ts).
+  else if (/[{}]/.test(keyPrefix)) problem('keyPrefix', 'must not contain { or }');
+  if (
+    typeof commandTimeoutMs !== 'number' ||
+    !Number.isInteger(commandTimeoutMs) ||
+    commandTimeoutMs < 1 ||
+    commandTimeoutMs > MAX_TIMEOUT_MS
+  )
+    problem('commandTimeoutMs', `must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`);
+
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { url, keyPrefix, commandTimeoutMs } as ValidRedisStoreOptions;
+}
+
+function isRedisUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') && parsed.hostname !== ''
+    );
+  } catch {
+    return false;
+  }
+}
