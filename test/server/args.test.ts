@@ -5,6 +5,7 @@ describe('command line', () => {
   it.each([
     [['check', '--config', 'a.json'], { name: 'check', config: 'a.json' }],
     [['check', '--config=a.json'], { name: 'check', config: 'a.json' }],
+    [['migrate', '--config', 'a.json'], { name: 'migrate', config: 'a.json' }],
     [['serve', '--config', 'a.json'], { name: 'serve', config: 'a.json' }],
     [
       ['serve', '--config', 'a.json', '--port', '0', '--host', '::1'],
@@ -24,6 +25,8 @@ describe('command line', () => {
     [['serve', '--config', 'a.json', '--verbose'], "Unknown option '--verbose'"],
     [['check', '--config', 'a.json', '--port', '80'], "Unknown option '--port'"],
     [['check', '--config', 'a.json', 'extra'], "Unexpected argument 'extra'"],
+    [['migrate'], '--config is required'],
+    [['migrate', '--config', 'a.json', '--host', 'db'], "Unknown option '--host'"],
     [
       ['serve', '--config', 'a.json', '--port', '65536'],
       '--port must be a number from 0 to 65535, got "65536"',

@@ -39,22 +39,79 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
     { name: 'port out of range', changes: { port: 70_000 }, path: 'port', message: '65535' },
     { name: 'empty host', changes: { host: '' }, path: 'host', message: 'Too small' },
     {
-      name: 'redis store',
-      changes: { store: 'redis://cache:6379' },
-      path: 'store',
-      message: 'the redis store is not available yet; use "memory"',
-    },
-    {
-      name: 'postgres store',
-      changes: { store: 'postgres://db/gatehouse' },
-      path: 'store',
-      message: 'the postgres store is not available yet',
-    },
-    {
       name: 'unknown store',
       changes: { store: 'mysql://db' },
       path: 'store',
       message: 'must be "memory", a postgres:// URL or a redis:// URL',
+    },
+    {
+      name: 'store that is not a URL',
+      changes: { store: 'db.internal:5432' },
+      path: 'store',
+      message: 'must be "memory", a postgres:// URL or a redis:// URL',
+    },
+    {
+      name: 'redis store without a host',
+      changes: { store: 'redis://' },
+      path: 'store',
+      message: 'a redis:// URL must name a host',
+    },
+    {
+      name: 'unknown store setting',
+      changes: { store: 'postgres://db/gatehouse', store_options: { tablePrefix: 'x_' } },
+      path: 'store_options',
+      message: 'Unrecognized key: "tablePrefix"',
+    },
+    {
+      name: 'table_prefix PostgreSQL would fold or refuse',
+      changes: { store: 'postgres://db/gatehouse', store_options: { table_prefix: 'Auth.' } },
+      path: 'store_options.table_prefix',
+      message: 'must be lower-case letters, digits and underscores, not starting with a digit',
+    },
+    {
+      name: 'table_prefix too long for PostgreSQL identifiers',
+      changes: {
+        store: 'postgres://db/gatehouse',
+        store_options: { table_prefix: 'p'.repeat(46) },
+      },
+      path: 'store_options.table_prefix',
+      message: 'must be at most 45 characters',
+    },
+    {
+      name: 'pool_size of zero',
+      changes: { store: 'postgres://db/gatehouse', store_options: { pool_size: 0 } },
+      path: 'store_options.pool_size',
+      message: 'Too small',
+    },
+    {
+      name: 'timeout_ms that is not an integer',
+      changes: { store: 'redis://cache:6379', store_options: { timeout_ms: 1.5 } },
+      path: 'store_options.timeout_ms',
+      message: 'expected int',
+    },
+    {
+      name: 'key_prefix with a Redis Cluster hash tag',
+      changes: { store: 'redis://cache:6379', store_options: { key_prefix: 'app{1}:' } },
+      path: 'store_options.key_prefix',
+      message: 'must not contain { or }',
+    },
+    {
+      name: 'a PostgreSQL setting on a Redis store',
+      changes: { store: 'redis://cache:6379', store_options: { migrate_on_start: true } },
+      path: 'store_options.migrate_on_start',
+      message: 'applies to postgres:// stores only, not to the redis store',
+    },
+    {
+      name: 'a Redis setting on a PostgreSQL store',
+      changes: { store: 'postgresql://db/gatehouse', store_options: { key_prefix: 'a:' } },
+      path: 'store_options.key_prefix',
+      message: 'applies to redis:// stores only, not to the postgres store',
+    },
+    {
+      name: 'a store setting on the memory store',
+      changes: { store_options: { timeout_ms: 100 } },
+      path: 'store_options.timeout_ms',
+      message: 'applies to postgres:// and redis:// stores only, not to the memory store',
     },
     {
       name: 'empty admin_token',
@@ -243,6 +300,23 @@ describe('server config', () => {
     });
     expect(config.admin_token).toBeUndefined();
     expect(config.realms[0]?.users[1]?.claims).toEqual({});
+    expect(config.store_options).toEqual({ migrate_on_start: false });
+  });
+
+  it.each([
+    [
+      'postgres://gatehouse:pw@db.internal:5432/auth?sslmode=require',
+      { table_prefix: 'auth_', pool_size: 20, timeout_ms: 1500, migrate_on_start: true },
+    ],
+    ['postgresql:///auth', {}],
+    ['redis://:pw@cache.internal:6379/2', { key_prefix: 'idp:', timeout_ms: 250 }],
+    ['rediss://cache.internal', {}],
+  ])('accepts the store %s with its settings', (store, storeOptions) => {
+    const config = parseServerConfig(
+      withChanges(validConfig(), { store, store_options: storeOptions }),
+    );
+    expect(config.store).toBe(store);
+    expect(config.store_options).toEqual({ migrate_on_start: false, ...storeOptions });
   });
 
   it.each(INVALID)('rejects $name at $path', ({ changes, path, message }) => {
@@ -290,10 +364,13 @@ describe('server config', () => {
     ]);
   });
 
-  it('never echoes a store URL, which may carry a password', () => {
-    const issues = issuesOf(
-      withChanges(validConfig(), { store: 'postgres://gatehouse:hunter2@db/gatehouse' }),
-    );
+  it.each([
+    { store: 'mysql://gatehouse:hunter2@db/gatehouse' },
+    { store: 'redis://:hunter2@' },
+    { store: 'postgres://gatehouse:hunter2@db/gatehouse', store_options: { key_prefix: 'a:' } },
+  ])('never echoes a store URL, which may carry a password: %o', (changes) => {
+    const issues = issuesOf(withChanges(validConfig(), changes));
+    expect(issues).toHaveLength(1);
     expect(JSON.stringify(issues)).not.toContain('hunter2');
   });
 });

@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage:
   gatehouse serve --config <file.json> [--port <n>] [--host <h>]
-  gatehouse check --config <file.json>`;
+  gatehouse check --config <file.json>
+  gatehouse migrate --config <file.json>`;
 
 export type Command =
   | { name: 'serve'; config: string; port?: number; host?: string }
-  | { name: 'check'; config: string }
+  | { name: 'check' | 'migrate'; config: string }
   | { name: 'help' };
 
 /** A command line that names no known command or flag; the CLI prints it with the usage. */
@@ -21,7 +22,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageError('missing command');
   if (name === 'help' || name === '--help' || name === '-h') return { name: 'help' };
-  if (name === 'check') {
+  if (name === 'check' || name === 'migrate') {
     const { config } = parseFlags(rest, CONFIG);
     return { name, config: required(config, 'config') };
   }

@@ -2,6 +2,7 @@
 import { parseCommandLine, USAGE, UsageError } from './args.js';
 import { check } from './commands/check.js';
 import { EXIT_USAGE, type Io } from './commands/io.js';
+import { migrate } from './commands/migrate.js';
 import { serve } from './commands/serve.js';
 
 const io: Io = {
@@ -25,6 +26,8 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
       return 0;
     case 'check':
       return check(command.config, io);
+    case 'migrate':
+      return migrate(command.config, io);
     case 'serve':
       return serve(command, io);
   }

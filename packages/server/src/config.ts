@@ -9,28 +9,69 @@ import {
   zodIssues,
 } from '@gatehouse/core';
 import { z } from 'zod';
+import { parseStoreValue, type StoreKind } from './store.js';
 import { usersSchema } from './users.js';
 
 export const MIN_SECRET_LENGTH = 32;
 
-/** Stores that need a later release: named so the operator knows the value was understood. */
-const UPCOMING_STORES = /^(postgres|postgresql|redis|rediss):\/\//i;
-
 const storeSchema = z
   .string()
   .default('memory')
-  .transform((value, ctx) => {
-    if (value === 'memory') return 'memory' as const;
+  .superRefine((value, ctx) => {
     // The value may be a URL with a password in it: never echo it.
-    const scheme = UPCOMING_STORES.exec(value)?.[1];
-    ctx.addIssue({
-      code: 'custom',
-      message: scheme
-        ? `the ${scheme.toLowerCase()} store is not available yet; use "memory"`
-        : 'must be "memory", a postgres:// URL or a redis:// URL',
-    });
-    return z.NEVER;
-  });
+    const parsed = parseStoreValue(value);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+  })
+  .describe('"memory", or the URL of a PostgreSQL or Redis server shared by every instance.');
+
+/** The settings of each store; each applies to the kinds of store listed in STORE_SETTINGS. */
+const storeOptionsSchema = z.strictObject({
+  table_prefix: z
+    .string()
+    .regex(
+      /^[a-z_][a-z0-9_]*$/,
+      'must be lower-case letters, digits and underscores, not starting with a digit',
+    )
+    // The longest derived name, `{prefix}records_expires_at`, must fit in 63 bytes.
+    .max(45, 'must be at most 45 characters')
+    .optional()
+    .describe('PostgreSQL: prefix of the table and sequence names. Default "gatehouse_".'),
+  pool_size: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('PostgreSQL: connections per instance. Default 10.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(60_000)
+    .optional()
+    .describe(
+      'How long a store call may take, connecting included, before the request answers 503. Default 2000 (PostgreSQL), 1000 (Redis).',
+    ),
+  key_prefix: z
+    .string()
+    .min(1)
+    // A brace would change which part of a key Redis Cluster hashes.
+    .regex(/^[^{}]*$/, 'must not contain { or }')
+    .optional()
+    .describe('Redis: put before every key. Default "gatehouse:".'),
+  migrate_on_start: z
+    .boolean()
+    .default(false)
+    .describe('PostgreSQL: create the schema at start, as `gatehouse migrate` does.'),
+});
+
+const STORE_SETTINGS: Readonly<Record<keyof z.input<typeof storeOptionsSchema>, StoreKind[]>> = {
+  table_prefix: ['postgres'],
+  pool_size: ['postgres'],
+  timeout_ms: ['postgres', 'redis'],
+  key_prefix: ['redis'],
+  migrate_on_start: ['postgres'],
+};
 
 const secret = (what: string) =>
   z
@@ -78,6 +119,9 @@ export const serverConfigSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(3000),
   host: z.string().min(1).default('127.0.0.1'),
   store: storeSchema,
+  store_options: storeOptionsSchema
+    .prefault({})
+    .describe('Settings of the store `store` names; each applies to some kinds of store only.'),
   // The contract's own example uses a short token, so length is a start-up warning, not an error.
   admin_token: z
     .string()
@@ -145,7 +189,26 @@ function crossFieldIssues(input: unknown): ConfigIssue[] {
           path: `realms[${index}].ciba`,
           message: 'needs admin_token: the authenticator approves or denies through the admin API',
         }));
-  return [...validateRealms(entries).issues, ...adminIssues];
+  return [...validateRealms(entries).issues, ...adminIssues, ...storeSettingIssues(input)];
+}
+
+/** Settings in `store_options` that the store `store` names does not have. */
+function storeSettingIssues(input: unknown): ConfigIssue[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const { store = 'memory', store_options: settings } = input as Record<string, unknown>;
+  if (typeof store !== 'string' || typeof settings !== 'object' || settings === null) return [];
+  const parsed = parseStoreValue(store);
+  if ('problem' in parsed) return [];
+  return Object.keys(settings).flatMap((name) => {
+    const kinds = STORE_SETTINGS[name as keyof typeof STORE_SETTINGS];
+    if (kinds === undefined || kinds.includes(parsed.kind)) return [];
+    return [
+      {
+        path: `store_options.${name}`,
+        message: `applies to ${kinds.map((kind) => `${kind}://`).join(' and ')} stores only, not to the ${parsed.kind} store`,
+      },
+    ];
+  });
 }
 
 function wellFormedRealms(input: unknown): { index: number; realm: ServerRealmConfig }[] {

@@ -2,7 +2,6 @@ import {
   type AuthenticatorPush,
   createProvider,
   type JwsSigner,
-  MemoryStore,
   type Provider,
   type Store,
 } from '@gatehouse/core';
@@ -17,6 +16,7 @@ import { healthRoutes } from './health.js';
 import { interactionRoutes, redirectSources } from './interaction-routes.js';
 import { LoginThrottle } from './login-throttle.js';
 import { type ErrorReporter, reportToStderr } from './report-error.js';
+import { createStore } from './store.js';
 import { WebhookPush } from './webhook-push.js';
 
 export interface ServerOptions {
@@ -43,8 +43,9 @@ export interface Server {
 /**
  * The standalone server: Gatehouse mounted at the root of a Fastify app (so realm R's issuer is
  * `{base_url}/oauth/R`), its login and consent pages at `{issuer}/interaction/{id}`, plus
- * `/healthz` and, when an admin_token is set, `/admin/*`. Closing the app closes the provider
- * and its store.
+ * `/healthz` and, when an admin_token is set, `/admin/*`. The store is the one `store` names
+ * (a PostgreSQL store's schema must exist: see `migrateStore`). Closing the app closes the
+ * provider and its store.
  */
 export function buildServer(config: ServerConfig, options: ServerOptions = {}): Server {
   const report = options.report ?? reportToStderr;
@@ -56,7 +57,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const provider = createProvider({
     baseUrl: config.base_url,
     realms: config.realms.map(providerRealm),
-    store: options.store ?? new MemoryStore({ now }),
+    store: options.store ?? createStore(config, { now }),
     signer: options.signer ?? nodeCryptoSigner(),
     accounts: users,
     interactionUrl: ({ realm, id }) =>

@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { credentialLines, discoveryLines, startupWarnings } from '../banner.js';
 import { buildServer } from '../server.js';
 import { closeOnSignals } from '../shutdown.js';
+import { describeStore, storeErrorMessage, storeKind } from '../store.js';
 import { EXIT_USAGE, type Io, loadOrReport } from './io.js';
+import { EXIT_MIGRATION_FAILED, migrateAndReport } from './migrate.js';
 
 export interface ServeOptions {
   config: string;
@@ -20,7 +22,9 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   const config = await loadOrReport(options.config, io);
   if (!config) return EXIT_USAGE;
   for (const warning of startupWarnings(config)) io.err(warning);
-  const { app } = buildServer(config);
+  if (config.store_options.migrate_on_start && !(await migrateAndReport(config, io)))
+    return EXIT_MIGRATION_FAILED;
+  const { app, provider } = buildServer(config);
   try {
     await app.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
   } catch (error) {
@@ -33,6 +37,14 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
     `gatehouse listening on http://${address.includes(':') ? `[${address}]` : address}:${port}`,
   );
   for (const line of discoveryLines(config)) io.out(line);
+  if (storeKind(config.store) !== 'memory') {
+    io.out(`store: ${describeStore(config.store)}`);
+    // Not awaited: the server listens whatever the store's state, and /healthz tells the rest.
+    provider.store.ping().catch((error: unknown) => {
+      const reason = storeErrorMessage(error, config.store);
+      io.err(`warning: /healthz answers 503 until the store answers: ${reason}`);
+    });
+  }
   if (config.print_credentials) for (const line of credentialLines(config)) io.out(line);
   closeOnSignals(app, {
     graceMs: SHUTDOWN_GRACE_MS,

@@ -1,0 +1,120 @@
+import { MemoryStore, type Store } from '@gatehouse/core';
+import { type MigrationResult, migrate, PostgresStore } from '@gatehouse/store-postgres';
+import { RedisStore } from '@gatehouse/store-redis';
+import type { ServerConfig } from './config.js';
+
+export type StoreKind = 'memory' | 'postgres' | 'redis';
+
+/** What the server needs from its config to open its store. */
+export type StoreConfig = Pick<ServerConfig, 'store' | 'store_options'>;
+
+/** The kind of store a config's `store` names, or a problem with it (never quoting the value). */
+export function parseStoreValue(value: string): { kind: StoreKind } | { problem: string } {
+  if (value === 'memory') return { kind: 'memory' };
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  switch (url?.protocol) {
+    case 'postgres:':
+    case 'postgresql:':
+      return { kind: 'postgres' };
+    case 'redis:':
+    case 'rediss:':
+      return url.hostname === ''
+        ? { problem: 'a redis:// URL must name a host' }
+        : { kind: 'redis' };
+    default:
+      return { problem: 'must be "memory", a postgres:// URL or a redis:// URL' };
+  }
+}
+
+export function storeKind(value: string): StoreKind {
+  const parsed = parseStoreValue(value);
+  if ('problem' in parsed) throw new TypeError(`store ${parsed.problem}`);
+  return parsed.kind;
+}
+
+/**
+ * The store for operators' eyes: its kind, host, port and database, never the user name,
+ * password or query parameters (libpq takes a `password` parameter too).
+ */
+export function describeStore(value: string): string {
+  const kind = storeKind(value);
+  if (kind === 'memory') return 'memory (this process only)';
+  const url = new URL(value);
+  const name = kind === 'postgres' ? 'PostgreSQL' : 'Redis';
+  const where = `${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  return where === '' ? name : `${name} at ${where}`;
+}
+
+/**
+ * A store error's message for the terminal, with the store URL's password (and the whole URL)
+ * taken out in case a driver ever quotes them.
+ */
+export function storeErrorMessage(error: unknown, value: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!URL.canParse(value)) return message;
+  const { password } = new URL(value);
+  const secrets = [value, password, safeDecode(password)].filter((secret) => secret !== '');
+  return secrets.reduce((redacted, secret) => redacted.split(secret).join('***'), message);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Opens the store the config names. Stores connect lazily: nothing is awaited here. */
+export function createStore(config: StoreConfig, options: { now?: () => number } = {}): Store {
+  const { store, store_options: settings } = config;
+  switch (storeKind(store)) {
+    case 'memory':
+      return new MemoryStore(options.now ? { now: options.now } : {});
+    case 'postgres':
+      return new PostgresStore(postgresOptions(config));
+    case 'redis':
+      return new RedisStore({
+        url: store,
+        ...(settings.key_prefix !== undefined && { keyPrefix: settings.key_prefix }),
+        ...(settings.timeout_ms !== undefined && { commandTimeoutMs: settings.timeout_ms }),
+      });
+  }
+}
+
+export type MigrationOutcome =
+  | { kind: 'memory' | 'redis' }
+  | ({ kind: 'postgres' } & MigrationResult);
+
+/**
+ * Creates the store's schema when it needs one (PostgreSQL), idempotently. Rejects with the
+ * store's error (a `StoreUnavailableError` when the database cannot be reached).
+ */
+export async function migrateStore(config: StoreConfig): Promise<MigrationOutcome> {
+  const kind = storeKind(config.store);
+  if (kind !== 'postgres') return { kind };
+  return { kind, ...(await migrate(postgresOptions(config))) };
+}
+
+/** One line saying what `migrateStore` did. */
+export function describeMigration(config: StoreConfig, outcome: MigrationOutcome): string {
+  switch (outcome.kind) {
+    case 'memory':
+      return 'nothing to migrate: the memory store keeps no schema';
+    case 'redis':
+      return 'nothing to migrate: the Redis store needs no schema, its keys are created as they are written';
+    case 'postgres':
+      return outcome.created
+        ? `${describeStore(config.store)}: created table "${outcome.table}" and its indexes`
+        : `${describeStore(config.store)}: table "${outcome.table}" already exists; its columns and indexes are in place`;
+  }
+}
+
+function postgresOptions({ store, store_options: settings }: StoreConfig) {
+  return {
+    connectionString: store,
+    ...(settings.table_prefix !== undefined && { tablePrefix: settings.table_prefix }),
+    ...(settings.pool_size !== undefined && { poolSize: settings.pool_size }),
+    ...(settings.timeout_ms !== undefined && { statementTimeoutMs: settings.timeout_ms }),
+  };
+}

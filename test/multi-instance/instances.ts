@@ -1,0 +1,84 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { Injector } from '../server/pages-support.js';
+import { CliProcess } from '../server/support.js';
+
+/** One `gatehouse serve` process, reached at its own loopback port. */
+export interface Instance {
+  readonly name: string;
+  readonly cli: CliProcess;
+  /** `http://127.0.0.1:{port}`. */
+  readonly origin: string;
+  /** A request to this instance; `path` is a path, or a URL under `baseUrl`. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Starts one `gatehouse serve --config {configFile} --port 0` per name, side by side. */
+export async function startInstances(
+  configFile: string,
+  baseUrl: string,
+  names: readonly string[],
+): Promise<Instance[]> {
+  const clis = names.map(() => new CliProcess(['serve', '--config', configFile, '--port', '0']));
+  const origins = await Promise.all(clis.map((cli) => cli.origin()));
+  return names.map((name, index) => {
+    const cli = clis[index] as CliProcess;
+    const origin = origins[index] as string;
+    return {
+      name,
+      cli,
+      origin,
+      fetch: (path, init) => fetch(`${origin}${pathOf(path, baseUrl)}`, init),
+    };
+  });
+}
+
+/** Stops an instance as an orchestrator does; resolves with its exit status. */
+export async function stopInstance(instance: Instance): Promise<number | null> {
+  instance.cli.child.kill('SIGTERM');
+  return instance.cli.exited;
+}
+
+/**
+ * What test/server/pages-support.ts's InjectBrowser drives, over real HTTP: each request goes to
+ * the instance `route` picks, as a load balancer would send it. `served` records which instance
+ * answered each request, in order.
+ */
+export function balancedInjector(route: () => Instance) {
+  const served: Instance[] = [];
+  const injector: Injector = {
+    async inject({ method, url, headers = {}, payload }) {
+      const instance = route();
+      served.push(instance);
+      const response = await instance.fetch(url, {
+        method,
+        headers,
+        redirect: 'manual',
+        ...(payload !== undefined && { body: payload }),
+      });
+      const received: Record<string, string | string[]> = {};
+      response.headers.forEach((value, name) => {
+        received[name] = value;
+      });
+      received['set-cookie'] = response.headers.getSetCookie();
+      // InjectBrowser reads the status, the headers and the body, nothing else of the response.
+      return {
+        statusCode: response.status,
+        headers: received,
+        body: await response.text(),
+      } as unknown as LightMyRequestResponse;
+    },
+  };
+  return { injector, served };
+}
+
+/** Round robin over `instances`, starting with the first. */
+export function roundRobin(instances: readonly Instance[]): () => Instance {
+  let next = 0;
+  return () => instances[next++ % instances.length] as Instance;
+}
+
+function pathOf(path: string, baseUrl: string): string {
+  if (path.startsWith('/')) return path;
+  if (!path.startsWith(`${baseUrl}/`)) throw new Error(`not under ${baseUrl}: ${path}`);
+  return path.slice(baseUrl.length);
+}
