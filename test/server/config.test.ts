@@ -75,7 +75,7 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
         store_options: { table_prefix: 'p'.repeat(46) },
       },
       path: 'store_options.table_prefix',
-      message: 'must be at most 45 characters',
+      message: 'is too long',
     },
     {
       name: 'pool_size of zero',

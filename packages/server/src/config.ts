@@ -8,6 +8,8 @@ import {
   validateRealms,
   zodIssues,
 } from '@gatehouse/core';
+import { tablePrefixProblem } from '@gatehouse/store-postgres';
+import { keyPrefixProblem } from '@gatehouse/store-redis';
 import { z } from 'zod';
 import { parseStoreValue, type StoreKind } from './store.js';
 import { usersSchema } from './users.js';
@@ -24,16 +26,18 @@ const storeSchema = z
   })
   .describe('"memory", or the URL of a PostgreSQL or Redis server shared by every instance.');
 
+/** A rule of a store package as a schema refinement, so the two can never disagree. */
+const storeRule =
+  (problemOf: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
+    const problem = problemOf(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+
 /** The settings of each store; each applies to the kinds of store listed in STORE_SETTINGS. */
 const storeOptionsSchema = z.strictObject({
   table_prefix: z
     .string()
-    .regex(
-      /^[a-z_][a-z0-9_]*$/,
-      'must be lower-case letters, digits and underscores, not starting with a digit',
-    )
-    // The longest derived name, `{prefix}records_expires_at`, must fit in 63 bytes.
-    .max(45, 'must be at most 45 characters')
+    .superRefine(storeRule(tablePrefixProblem))
     .optional()
     .describe('PostgreSQL: prefix of the table and sequence names. Default "gatehouse_".'),
   pool_size: z
@@ -54,9 +58,7 @@ const storeOptionsSchema = z.strictObject({
     ),
   key_prefix: z
     .string()
-    .min(1)
-    // A brace would change which part of a key Redis Cluster hashes.
-    .regex(/^[^{}]*$/, 'must not contain { or }')
+    .superRefine(storeRule(keyPrefixProblem))
     .optional()
     .describe('Redis: put before every key. Default "gatehouse:".'),
   migrate_on_start: z

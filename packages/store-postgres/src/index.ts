@@ -1,3 +1,4 @@
 export { type MigrationResult, migrate } from './migrate.js';
 export type { PostgresStoreOptions } from './options.js';
 export { PostgresStore } from './postgres-store.js';
+export { prefixProblem as tablePrefixProblem } from './schema.js';

@@ -1,2 +1,2 @@
-export type { RedisStoreOptions } from './options.js';
+export { keyPrefixProblem, type RedisStoreOptions } from './options.js';
 export { RedisStore } from './redis-store.js';

@@ -21,6 +21,14 @@ export interface ValidRedisStoreOptions {
 const KNOWN = new Set(['url', 'keyPrefix', 'commandTimeoutMs']);
 const MAX_TIMEOUT_MS = 60_000;
 
+/** Why `prefix` cannot prefix the store's keys, or undefined when it can. */
+export function keyPrefixProblem(prefix: string): string | undefined {
+  if (prefix === '') return 'must be a non-empty string';
+  // A brace would change which part of a key Redis Cluster hashes (see keys.ts).
+  if (/[{}]/.test(prefix)) return 'must not contain { or }';
+  return undefined;
+}
+
 /** The options with defaults filled in; a ConfigError naming every invalid one otherwise. */
 export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOptions {
   if (typeof options !== 'object' || options === null)
@@ -34,10 +42,9 @@ export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOpti
   // The URL may carry a password: the message describes it without quoting it.
   if (typeof url !== 'string' || !isRedisUrl(url))
     problem('url', 'must be a redis:// or rediss:// URL');
-  if (typeof keyPrefix !== 'string' || keyPrefix === '')
-    problem('keyPrefix', 'must be a non-empty string');
-  // A brace would change which part of a key Redis Cluster hashes (see keys.ts).
-  else if (/[{}]/.test(keyPrefix)) problem('keyPrefix', 'must not contain { or }');
+  const prefixIssue =
+    typeof keyPrefix === 'string' ? keyPrefixProblem(keyPrefix) : 'must be a non-empty string';
+  if (prefixIssue) problem('keyPrefix', prefixIssue);
   if (
     typeof commandTimeoutMs !== 'number' ||
     !Number.isInteger(commandTimeoutMs) ||
