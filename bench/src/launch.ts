@@ -1,8 +1,8 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage } from './ipc.js';
 import type { ServerName } from './server-names.js';
-import type { TokenEndpoint } from './token-request.js';
+import type { TokenEndpoint, UserGrantType } from './token-request.js';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = fileURLToPath(new URL('./server-process.ts', import.meta.url));
@@ -12,26 +12,30 @@ const START_TIMEOUT_MS = 20_000;
 export interface LaunchedServer extends TokenEndpoint {
   /** CPU time (user + system, all threads) the server process has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
+  /**
+   * Has the server mint `count` fresh one-time credentials of `grant` (codes, refresh tokens)
+   * for the web client, each good for exactly one token request. Only ours and oidc-provider.
+   */
+  mint(grant: UserGrantType, count: number): Promise<string[]>;
+  /**
+   * Profiles the server's main thread (V8's sampling profiler, through the inspector) from
+   * `startProfile` until `stopProfile` writes the `.cpuprofile` to `file`: the measured run only,
+   * not start-up, minting or warm-up.
+   */
+  startProfile(): Promise<void>;
+  stopProfile(file: string): Promise<void>;
   /** Asks the child to close its server and waits for it to exit. */
   stop(): Promise<void>;
-}
-
-export interface LaunchOptions {
-  /** Extra node flags for the child, e.g. `--cpu-prof`. */
-  readonly nodeFlags?: readonly string[];
 }
 
 /**
  * Starts a benchmarked server in its own Node.js process, TypeScript sources run through tsx with
  * the bench tsconfig (so `@gatehouse/*` is the working tree, no build needed).
  */
-export function launchServer(
-  name: ServerName,
-  options: LaunchOptions = {},
-): Promise<LaunchedServer> {
+export function launchServer(name: ServerName): Promise<LaunchedServer> {
   const child = fork(ENTRY, [name], {
     cwd: BENCH_DIR,
-    execArgv: ['--import', 'tsx', ...(options.nodeFlags ?? [])],
+    execArgv: ['--import', 'tsx'],
     env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
@@ -59,21 +63,56 @@ export function launchServer(
       if (message.type !== 'ready') return fail(`sent ${message.type} before ready`);
       clearTimeout(timer);
       child.off('exit', onEarlyExit);
-      const send = (request: ParentMessage) => child.send(request);
+      const ask = askerOf(child, name, () => output);
       resolve({
         ...message.endpoint,
-        cpuMicros: () =>
-          new Promise((answer) => {
-            child.once('message', (reply: ChildMessage) =>
-              answer(reply.type === 'cpu-usage' ? reply.micros : Number.NaN),
-            );
-            send({ type: 'cpu-usage' });
-          }),
+        async cpuMicros() {
+          const reply = await ask({ type: 'cpu-usage' });
+          return reply.type === 'cpu-usage' ? reply.micros : Number.NaN;
+        },
+        async mint(grant, count) {
+          const reply = await ask({ type: 'mint', grant, count });
+          if (reply.type !== 'mint') throw new Error(`${name} answered ${reply.type} to mint`);
+          if ('error' in reply) throw new Error(`${name} could not mint ${grant}: ${reply.error}`);
+          if (reply.credentials.length !== count) {
+            throw new Error(`${name} minted ${reply.credentials.length} of ${count} ${grant}`);
+          }
+          return reply.credentials;
+        },
+        async startProfile() {
+          await ask({ type: 'profile', action: 'start' });
+        },
+        async stopProfile(file) {
+          await ask({ type: 'profile', action: 'stop', file });
+        },
         async stop() {
-          if (child.connected) send({ type: 'stop' });
+          if (child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
           await exited;
         },
       });
     });
   });
+}
+
+/**
+ * Sends a request to the child and resolves with its answer, the next reply of the same `type`
+ * (the child answers requests of one type in the order they came). Rejects if the child exits.
+ */
+function askerOf(child: ChildProcess, name: ServerName, output: () => string) {
+  type Pending = { resolve(reply: ChildMessage): void; reject(error: Error): void };
+  const waiting = new Map<ChildMessage['type'], Pending[]>();
+  child.on('message', (reply: ChildMessage) => waiting.get(reply.type)?.shift()?.resolve(reply));
+  child.once('exit', (code) => {
+    for (const pending of [...waiting.values()].flat()) {
+      pending.reject(new Error(`${name} server exited with code ${code}\n${output()}`));
+    }
+    waiting.clear();
+  });
+  return (request: Exclude<ParentMessage, { type: 'stop' }>) =>
+    new Promise<ChildMessage>((resolve, reject) => {
+      const queue = waiting.get(request.type) ?? [];
+      queue.push({ resolve, reject });
+      waiting.set(request.type, queue);
+      child.send(request);
+    });
 }

@@ -1,11 +1,18 @@
-import autocannon from 'autocannon';
-import { TOKEN_REQUEST_BODY, TOKEN_REQUEST_HEADERS, type TokenEndpoint } from './token-request.js';
+/// <reference path="./autocannon.d.ts" />
+import autocannon, { type Instance, type Result } from 'autocannon';
+import { TOKEN_REQUEST_HEADERS, type TokenEndpoint } from './token-request.js';
 
 export interface LoadSettings {
   readonly connections: number;
   /** Seconds. */
   readonly duration: number;
 }
+
+/**
+ * What each request sends: one fixed body, or a pool of bodies of which each is sent once (one
+ * per one-time credential), built before the load so the load generator only picks the next.
+ */
+export type RequestBodies = string | readonly Buffer[];
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -16,19 +23,63 @@ export interface LoadResult {
   readonly failures: number;
 }
 
-/** Sends the token request as fast as `connections` keep-alive connections allow for `duration`. */
+/** A pool of one-time requests ran out before the run ended: the results would be errors. */
+export class PoolExhaustedError extends Error {
+  override name = 'PoolExhaustedError';
+}
+
+/**
+ * Sends the token request as fast as `connections` keep-alive connections allow for `duration`.
+ * With a pool of bodies, every request takes the next one; if the pool runs dry the run is
+ * stopped and rejected with PoolExhaustedError rather than measuring the errors that would follow.
+ */
 export async function applyLoad(
   endpoint: TokenEndpoint,
   settings: LoadSettings,
+  bodies: RequestBodies,
 ): Promise<LoadResult> {
-  const result = await autocannon({
+  const options = {
     url: endpoint.baseUrl + endpoint.tokenPath,
     method: 'POST',
     headers: TOKEN_REQUEST_HEADERS,
-    body: TOKEN_REQUEST_BODY,
     connections: settings.connections,
     duration: settings.duration,
-  });
+  };
+  let result: Result;
+  if (typeof bodies === 'string') {
+    result = await autocannon({ ...options, body: bodies });
+  } else {
+    let next = 0;
+    let dry = false;
+    // Assigned once autocannon returns; its connections already ask for bodies before that.
+    let run: Instance | undefined;
+    run = autocannon({
+      ...options,
+      requests: [
+        {
+          setupRequest(request) {
+            const body = bodies[next++];
+            if (body === undefined) {
+              // Autocannon only stops at its next one-second tick: until then, requests get a
+              // body no server accepts, and the run is rejected below.
+              dry = true;
+              run?.stop();
+            }
+            request.body = body ?? EXHAUSTED;
+            return request;
+          },
+        },
+      ],
+    });
+    if (dry) run.stop();
+    result = await run;
+    if (dry) {
+      throw new PoolExhaustedError(
+        `the pool of ${bodies.length} one-time requests ran dry before the ${settings.duration} s ` +
+          'run ended; set BENCH_POOL_RATE above the rate the server reaches',
+      );
+    }
+  }
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -37,3 +88,5 @@ export async function applyLoad(
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
+
+const EXHAUSTED = Buffer.from('grant_type=pool_exhausted');

@@ -4,7 +4,9 @@ import { resolve } from 'node:path';
 /**
  * Summarises a V8 `.cpuprofile` (as written by `node --cpu-prof`): where the busy time went, by
  * function (self time) and by origin (package or Node internals). Idle time is left out of the
- * percentages, so they say what a request costs rather than how loaded the process was.
+ * percentages, so they say what a request costs rather than how loaded the process was; so is
+ * the inspector's own work (the bench stops its profile through `node:inspector`, and V8 samples
+ * until the profile has been handed over).
  */
 interface ProfileNode {
   id: number;
@@ -21,6 +23,7 @@ interface Profile {
 const IDLE = new Set(['(idle)', '(program)']);
 
 function summarise(profile: Profile, top = 25): string {
+  const tooling = inspectorNodes(profile);
   const selfMicros = new Map<number, number>();
   profile.samples.forEach((id, i) => {
     selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
@@ -31,7 +34,7 @@ function summarise(profile: Profile, top = 25): string {
   for (const node of profile.nodes) {
     const micros = selfMicros.get(node.id) ?? 0;
     const { functionName, url, lineNumber } = node.callFrame;
-    if (micros === 0 || IDLE.has(functionName)) continue;
+    if (micros === 0 || IDLE.has(functionName) || tooling.has(node.id)) continue;
     busy += micros;
     const where = url === '' ? '' : ` ${shortUrl(url)}:${lineNumber + 1}`;
     const name = `${functionName || '(anonymous)'}${where}`;
@@ -55,6 +58,19 @@ function summarise(profile: Profile, top = 25): string {
     `self time by function (top ${top}):`,
     ...rows(byFunction, top),
   ].join('\n');
+}
+
+/** The ids of `node:inspector` frames and of everything they called. */
+function inspectorNodes(profile: Profile): Set<number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const found = new Set<number>();
+  const mark = (id: number) => {
+    if (found.has(id)) return;
+    found.add(id);
+    for (const child of byId.get(id)?.children ?? []) mark(child);
+  };
+  for (const node of profile.nodes) if (node.callFrame.url === 'node:inspector') mark(node.id);
+  return found;
 }
 
 function shortUrl(url: string): string {

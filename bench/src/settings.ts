@@ -1,36 +1,59 @@
 import { resolve } from 'node:path';
+import { isScenarioName, SCENARIO_NAMES } from './scenarios.js';
 import { isServerName, SERVER_NAMES, type ServerName } from './server-names.js';
+import type { GrantType } from './token-request.js';
 
 export interface BenchSettings {
+  readonly scenarios: readonly GrantType[];
   readonly servers: readonly ServerName[];
   readonly connections: number;
   /** Seconds measured per server. */
   readonly duration: number;
   /** Seconds of load before measuring, to let the JIT and caches settle. */
   readonly warmup: number;
-  /** When set, each server child writes a V8 CPU profile into this directory. */
+  /**
+   * Requests per second the one-time credentials of the user-grant scenarios are minted for: a
+   * pool of `seconds × poolRate + connections` before the warm-up and another before the measured
+   * run. Well above what either server reaches here (the warm-up, still settling, is no guide);
+   * a run that spends its whole pool fails rather than measure errors.
+   */
+  readonly poolRate: number;
+  /** When set, each server's main thread is profiled over the measured run, into `<dir>/<scenario>/<server>.cpuprofile`. */
   readonly cpuProfileDir: string | undefined;
 }
 
 /** Reads the BENCH_* environment knobs (documented in docs/performance.md). */
 export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
-  const servers = (env.BENCH_SERVERS ?? SERVER_NAMES.join(','))
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  const unknown = servers.find((name) => !isServerName(name));
-  if (unknown !== undefined)
-    throw new Error(`BENCH_SERVERS: unknown server "${unknown}" (${SERVER_NAMES.join(', ')})`);
   return {
-    servers: servers as ServerName[],
+    scenarios: nameList(env, 'BENCH_SCENARIOS', SCENARIO_NAMES, isScenarioName),
+    servers: nameList(env, 'BENCH_SERVERS', SERVER_NAMES, isServerName),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     duration: positiveInteger(env, 'BENCH_DURATION', 10),
     warmup: positiveInteger(env, 'BENCH_WARMUP', 3),
+    poolRate: positiveInteger(env, 'BENCH_POOL_RATE', 12_000),
     // Relative to where `pnpm bench` was typed (pnpm runs the script inside bench/).
     cpuProfileDir: env.BENCH_CPU_PROFILE_DIR
       ? resolve(env.INIT_CWD ?? process.cwd(), env.BENCH_CPU_PROFILE_DIR)
       : undefined,
   };
+}
+
+/** A comma-separated subset of `all`, in the order given; all of them when unset. */
+function nameList<T extends string>(
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  all: readonly T[],
+  isName: (value: string) => value is T,
+): T[] {
+  const names = (env[variable] || all.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.find((name) => !isName(name));
+  if (unknown !== undefined)
+    throw new Error(`${variable}: unknown name "${unknown}" (${all.join(', ')})`);
+  if (names.length === 0) throw new Error(`${variable} names none of ${all.join(', ')}`);
+  return [...new Set(names)] as T[];
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

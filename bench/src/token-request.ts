@@ -1,12 +1,39 @@
+import { createHash } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 
-/** The one client, secret and resource every benchmarked server is configured with. */
+/** The machine client, secret and resource every benchmarked server is configured with. */
 export const BENCH_CLIENT_ID = 'bench-client';
 export const BENCH_CLIENT_SECRET = 'bench-secret-0123456789abcdef';
 export const BENCH_RESOURCE = 'https://api.example.com';
 export const BENCH_SCOPE = 'api:read';
 
-/** The request every server answers under load: client_credentials with client_secret_post. */
+/**
+ * The web client of the browser sign-in scenarios, its user, and the authorization request every
+ * code and refresh token is minted for: `openid` and the API scope, for the API resource, PKCE S256.
+ */
+export const BENCH_WEB_CLIENT_ID = 'bench-web';
+export const BENCH_WEB_CLIENT_SECRET = 'bench-web-secret-0123456789abcdef';
+export const BENCH_REDIRECT_URI = 'https://app.example.com/callback';
+export const BENCH_USER = 'bench-user';
+export const BENCH_USER_SCOPE = `openid ${BENCH_SCOPE}`;
+export const BENCH_NONCE = 'bench-nonce-4f1c2a';
+export const BENCH_CODE_VERIFIER = 'bench-code-verifier-0123456789-abcdefghijklmnopq';
+export const BENCH_CODE_CHALLENGE = createHash('sha256')
+  .update(BENCH_CODE_VERIFIER)
+  .digest('base64url');
+
+export const TOKEN_REQUEST_HEADERS = {
+  'content-type': 'application/x-www-form-urlencoded',
+} as const;
+
+/** The benchmarked grants; the two user grants spend a one-time credential per request. */
+export type GrantType = 'client_credentials' | UserGrantType;
+export type UserGrantType = 'authorization_code' | 'refresh_token';
+
+export const isUserGrant = (grant: GrantType): grant is UserGrantType =>
+  grant !== 'client_credentials';
+
+/** The client_credentials request with client_secret_post: the same body every time. */
 export const TOKEN_REQUEST_BODY = new URLSearchParams({
   grant_type: 'client_credentials',
   client_id: BENCH_CLIENT_ID,
@@ -14,9 +41,29 @@ export const TOKEN_REQUEST_BODY = new URLSearchParams({
   resource: BENCH_RESOURCE,
   scope: BENCH_SCOPE,
 }).toString();
-export const TOKEN_REQUEST_HEADERS = {
-  'content-type': 'application/x-www-form-urlencoded',
-} as const;
+
+/**
+ * The token request of `grant` spending `credential` (a code or a refresh token), with
+ * client_secret_post. No `resource`: both servers use the one the grant was authorized for.
+ */
+export function tokenRequestBody(grant: GrantType, credential?: string): string {
+  if (grant === 'client_credentials') return TOKEN_REQUEST_BODY;
+  if (credential === undefined) throw new Error(`${grant} needs a credential`);
+  const spent: Record<string, string> =
+    grant === 'authorization_code'
+      ? {
+          code: credential,
+          redirect_uri: BENCH_REDIRECT_URI,
+          code_verifier: BENCH_CODE_VERIFIER,
+        }
+      : { refresh_token: credential };
+  return new URLSearchParams({
+    grant_type: grant,
+    ...spent,
+    client_id: BENCH_WEB_CLIENT_ID,
+    client_secret: BENCH_WEB_CLIENT_SECRET,
+  }).toString();
+}
 
 /** Where a server answers, and where its signing keys are when it issues JWTs. */
 export interface TokenEndpoint {
@@ -29,37 +76,92 @@ export interface TokenEndpoint {
 export interface CheckedToken {
   readonly accessToken: string;
   readonly tokenType: string;
+  /** User grants only. */
+  readonly idToken?: string;
+  readonly refreshToken?: string;
 }
 
 /**
  * Sends one token request and fails unless it got a 200 with an access token — and, for servers
- * that issue JWTs, one that verifies with ES256 against the server's JWKS. Run before measuring,
- * so a benchmark of error responses cannot happen.
+ * that issue JWTs, one that verifies with ES256 against the server's JWKS. For the user grants
+ * the answer must also carry an ES256 ID token for the web client and its user (with the
+ * authorization's nonce after a code) and a new refresh token. Run before measuring, so a
+ * benchmark of error responses (or of less work than asked) cannot happen.
  */
-export async function checkTokenEndpoint(endpoint: TokenEndpoint): Promise<CheckedToken> {
+export async function checkTokenEndpoint(
+  endpoint: TokenEndpoint,
+  grant: GrantType = 'client_credentials',
+  credential?: string,
+): Promise<CheckedToken> {
+  const body = tokenRequestBody(grant, credential);
+  const { status, text } = await postToken(endpoint, body);
+  if (status !== 200) throw new Error(`token request answered ${status}: ${text.slice(0, 300)}`);
+  const answer = JSON.parse(text) as Record<string, unknown>;
+  const accessToken = answer.access_token;
+  if (typeof accessToken !== 'string' || accessToken === '') {
+    throw new Error(`token response has no access_token: ${text.slice(0, 300)}`);
+  }
+  const keys = endpoint.jwksPath === undefined ? undefined : await jwks(endpoint);
+  if (keys) await verifyEs256('access token', keys, accessToken, { audience: BENCH_RESOURCE });
+  const checked = { accessToken, tokenType: String(answer.token_type) };
+  if (!isUserGrant(grant)) return checked;
+
+  if (!keys) throw new Error(`${grant} is only benchmarked on servers that publish a JWKS`);
+  const { id_token: idToken, refresh_token: refreshToken } = answer;
+  if (typeof idToken !== 'string') throw new Error(`token response has no id_token: ${text}`);
+  const claims = await verifyEs256('id_token', keys, idToken, {
+    audience: BENCH_WEB_CLIENT_ID,
+    subject: BENCH_USER,
+  });
+  if (grant === 'authorization_code' && claims.nonce !== BENCH_NONCE) {
+    throw new Error(`the id_token carries nonce ${String(claims.nonce)}, not the request's`);
+  }
+  if (typeof refreshToken !== 'string' || refreshToken === '' || refreshToken === credential) {
+    throw new Error(`token response has no new refresh_token: ${text.slice(0, 300)}`);
+  }
+  return { ...checked, idToken, refreshToken };
+}
+
+/**
+ * Presents a credential that was already spent and fails unless the server refuses it with
+ * invalid_grant: codes are one-time and refresh tokens rotate, on both servers alike. Both then
+ * revoke the grant, so the tokens the first use gave are dead too.
+ */
+export async function checkSpent(
+  endpoint: TokenEndpoint,
+  grant: UserGrantType,
+  credential: string,
+): Promise<void> {
+  const { status, text } = await postToken(endpoint, tokenRequestBody(grant, credential));
+  if (status !== 400 || JSON.parse(text).error !== 'invalid_grant') {
+    throw new Error(`a spent ${grant} credential answered ${status}, not invalid_grant: ${text}`);
+  }
+}
+
+async function postToken(endpoint: TokenEndpoint, body: string) {
   const response = await fetch(`${endpoint.baseUrl}${endpoint.tokenPath}`, {
     method: 'POST',
     headers: TOKEN_REQUEST_HEADERS,
-    body: TOKEN_REQUEST_BODY,
+    body,
   });
-  const text = await response.text();
-  if (response.status !== 200)
-    throw new Error(`token request answered ${response.status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text) as { access_token?: unknown; token_type?: unknown };
-  if (typeof body.access_token !== 'string' || body.access_token === '') {
-    throw new Error(`token response has no access_token: ${text.slice(0, 300)}`);
-  }
-  if (endpoint.jwksPath !== undefined)
-    await verifyAccessToken(endpoint.baseUrl + endpoint.jwksPath, body.access_token);
-  return { accessToken: body.access_token, tokenType: String(body.token_type) };
+  return { status: response.status, text: await response.text() };
 }
 
-async function verifyAccessToken(jwksUrl: string, token: string): Promise<void> {
+async function jwks(endpoint: TokenEndpoint & { jwksPath?: string }) {
+  const keys = (await (await fetch(endpoint.baseUrl + endpoint.jwksPath)).json()) as JSONWebKeySet;
+  return createLocalJWKSet(keys);
+}
+
+async function verifyEs256(
+  label: string,
+  keys: ReturnType<typeof createLocalJWKSet>,
+  token: string,
+  expected: { audience: string; subject?: string },
+) {
   const { alg } = decodeProtectedHeader(token);
-  if (alg !== 'ES256') throw new Error(`access token is signed with ${alg}, not ES256`);
-  const jwks = (await (await fetch(jwksUrl)).json()) as JSONWebKeySet;
-  await jwtVerify(token, createLocalJWKSet(jwks), {
-    algorithms: ['ES256'],
-    audience: BENCH_RESOURCE,
-  });
+  if (alg !== 'ES256') {
+    throw new Error(`${label} is signed with ${alg}, not ES256`);
+  }
+  const { payload } = await jwtVerify(token, keys, { algorithms: ['ES256'], ...expected });
+  return payload;
 }

@@ -3,17 +3,34 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import MemoryAdapter, { type AdapterStorage } from 'oidc-provider/lib/adapters/memory_adapter.js';
 import {
   BENCH_CLIENT_ID,
   BENCH_CLIENT_SECRET,
+  BENCH_CODE_CHALLENGE,
+  BENCH_NONCE,
+  BENCH_REDIRECT_URI,
   BENCH_RESOURCE,
   BENCH_SCOPE,
+  BENCH_USER,
+  BENCH_USER_SCOPE,
+  BENCH_WEB_CLIENT_ID,
+  BENCH_WEB_CLIENT_SECRET,
 } from '../token-request.js';
+import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
 
+const DAY = 86_400;
+/** The `sid` the codes and refresh tokens carry, as if minted in one browser session. */
+const SESSION_ID = 'bench-session';
+
 /**
- * node-oidc-provider v9 doing the same job: client_credentials with client_secret_post, an ES256
- * JWT access token for the requested resource (RFC 8707 resource indicators), in-memory adapter.
+ * node-oidc-provider v9 doing the same jobs as ours, configured to the same effect:
+ * client_credentials with client_secret_post for an ES256 JWT access token for the requested
+ * resource (RFC 8707 resource indicators); and for the web client the code exchange with PKCE
+ * S256 and the refresh_token grant with rotation, each answering an ES256 JWT access token for the
+ * granted resource, an ES256 ID token and a (new) refresh token. Lifetimes are ours' defaults.
+ * Its own in-memory adapter, over a storage that keeps every record (see UnboundedStorage).
  */
 export async function startOidcProvider(): Promise<RunningServer> {
   const server = createServer();
@@ -21,7 +38,9 @@ export async function startOidcProvider(): Promise<RunningServer> {
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const storage = new UnboundedStorage();
   const provider = new Provider(issuer, {
+    adapter: (model: string) => new MemoryAdapter(model, storage),
     jwks: {
       keys: [
         { ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig', kid: 'bench-es256' },
@@ -38,14 +57,38 @@ export async function startOidcProvider(): Promise<RunningServer> {
         scope: BENCH_SCOPE,
         id_token_signed_response_alg: 'ES256',
       },
+      {
+        client_id: BENCH_WEB_CLIENT_ID,
+        client_secret: BENCH_WEB_CLIENT_SECRET,
+        token_endpoint_auth_method: 'client_secret_post',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [BENCH_REDIRECT_URI],
+        scope: BENCH_USER_SCOPE,
+        id_token_signed_response_alg: 'ES256',
+      },
     ],
-    scopes: [BENCH_SCOPE],
-    ttl: { ClientCredentials: 600 },
+    scopes: ['openid', BENCH_SCOPE],
+    ttl: {
+      ClientCredentials: 600,
+      AccessToken: 600,
+      AuthorizationCode: 600,
+      IdToken: 3600,
+      RefreshToken: 30 * DAY,
+      Grant: 30 * DAY,
+    },
+    pkce: { required: () => true },
+    // Ours issues a refresh token to every client allowed the grant, and rotates it on every use.
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
+        // Like ours: a token request without `resource` gets a token for the granted one.
+        useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: unknown, resource: string) => {
           if (resource !== BENCH_RESOURCE) throw new Error(`unexpected resource ${resource}`);
           return { scope: BENCH_SCOPE, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
@@ -58,11 +101,94 @@ export async function startOidcProvider(): Promise<RunningServer> {
     baseUrl: issuer,
     tokenPath: '/token',
     jwksPath: '/jwks',
+    mint: (grant, count) =>
+      mintMany(
+        count,
+        grant === 'authorization_code' ? () => mintCode(provider) : () => mintRefresh(provider),
+      ),
     close: () =>
       new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       ),
   };
+}
+
+/**
+ * What oidc-provider's authorization endpoint stores when the bench user, signed in, authorizes
+ * the web client for `openid` and the API scope on the API resource: a grant, and the code bound
+ * to it with the redirect URI, PKCE S256 challenge and nonce. One grant per code, as in ours.
+ */
+async function mintCode(provider: Provider): Promise<string> {
+  const { client, grantId, granted } = await userGrant(provider);
+  return new provider.AuthorizationCode({
+    client,
+    grantId,
+    ...granted,
+    redirectUri: BENCH_REDIRECT_URI,
+    codeChallenge: BENCH_CODE_CHALLENGE,
+    codeChallengeMethod: 'S256',
+  }).save();
+}
+
+/** The refresh token oidc-provider's code exchange of such a code stores (grant_common.js). */
+async function mintRefresh(provider: Provider): Promise<string> {
+  const { client, grantId, granted } = await userGrant(provider);
+  return new provider.RefreshToken({
+    client,
+    grantId,
+    ...granted,
+    gty: 'authorization_code',
+    rotations: 0,
+  }).save();
+}
+
+async function userGrant(provider: Provider) {
+  const client = await provider.Client.find(BENCH_WEB_CLIENT_ID);
+  if (!client) throw new Error(`no client ${BENCH_WEB_CLIENT_ID}`);
+  const grant = new provider.Grant({ accountId: BENCH_USER, clientId: client.clientId });
+  grant.addOIDCScope('openid');
+  grant.addResourceScope(BENCH_RESOURCE, BENCH_SCOPE);
+  const granted = {
+    accountId: BENCH_USER,
+    scope: BENCH_USER_SCOPE,
+    resource: BENCH_RESOURCE,
+    nonce: BENCH_NONCE,
+    authTime: Math.floor(Date.now() / 1000),
+    sid: SESSION_ID,
+  };
+  return { client, grantId: await grant.save(), granted };
+}
+
+/**
+ * oidc-provider's memory adapter stores into a two-generation LRU of 1,000 records, so under
+ * load it silently forgets older grants, codes and tokens — a pool of codes would be evicted
+ * before use. This storage (the adapter's storage interface) keeps each record until its own
+ * expiry, like ours' MemoryStore does.
+ */
+class UnboundedStorage implements AdapterStorage {
+  readonly #entries = new Map<string, { value: unknown; expiresAt: number }>();
+
+  get(key: string): unknown {
+    const entry = this.#entries.get(key);
+    if (entry && entry.expiresAt <= Date.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry?.value;
+  }
+
+  set(key: string, value: unknown, options: { maxAge?: number } = {}): this {
+    const { maxAge } = options;
+    this.#entries.set(key, {
+      value,
+      expiresAt: maxAge === undefined ? Number.POSITIVE_INFINITY : Date.now() + maxAge,
+    });
+    return this;
+  }
+
+  delete(key: string): boolean {
+    return this.#entries.delete(key);
+  }
 }
 
 function listen(server: Server): Promise<void> {

@@ -1,26 +1,41 @@
-import { createProvider } from '@gatehouse/core';
+import { createProvider, type GatehouseResponse, type Provider } from '@gatehouse/core';
 import { gatehouse } from '@gatehouse/fastify';
 import { nodeCryptoSigner } from '@gatehouse/node-crypto';
 import Fastify from 'fastify';
 import {
   BENCH_CLIENT_ID,
   BENCH_CLIENT_SECRET,
+  BENCH_CODE_CHALLENGE,
+  BENCH_NONCE,
+  BENCH_REDIRECT_URI,
   BENCH_RESOURCE,
   BENCH_SCOPE,
+  BENCH_USER,
+  BENCH_USER_SCOPE,
+  BENCH_WEB_CLIENT_ID,
+  BENCH_WEB_CLIENT_SECRET,
+  TOKEN_REQUEST_HEADERS,
+  tokenRequestBody,
+  type UserGrantType,
 } from '../token-request.js';
+import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
 
 const PREFIX = '/auth';
+const BASE_URL = `http://127.0.0.1${PREFIX}`;
 const REALM = 'bench';
+const AUTHORIZE_PATH = `/oauth/${REALM}/authorize`;
+const TOKEN_PATH = `/oauth/${REALM}/token`;
 
 /**
  * Gatehouse as an application would embed it: Fastify adapter, in-memory store, node:crypto
  * signer, ES256 JWT access tokens with the `store` retention policy (every token is recorded).
+ * Codes live 600 s (the longest allowed) so a pool minted before the run outlives the run.
  */
 export async function startOurs(): Promise<RunningServer> {
   const app = Fastify();
   const provider = createProvider({
-    baseUrl: `http://127.0.0.1${PREFIX}`,
+    baseUrl: BASE_URL,
     signer: nodeCryptoSigner(),
     realms: [
       {
@@ -28,6 +43,7 @@ export async function startOurs(): Promise<RunningServer> {
         signing_alg: 'ES256',
         access_token_format: 'jwt',
         access_token_retention_policy: 'store',
+        authorization_code_ttl: 600,
         scopes: ['openid', BENCH_SCOPE],
         resources: [{ uri: BENCH_RESOURCE, client_id: 'bench-api', scopes: [BENCH_SCOPE] }],
         clients: [
@@ -40,6 +56,17 @@ export async function startOurs(): Promise<RunningServer> {
             scope: BENCH_SCOPE,
           },
           {
+            client_id: BENCH_WEB_CLIENT_ID,
+            client_secret: BENCH_WEB_CLIENT_SECRET,
+            token_endpoint_auth_method: 'client_secret_post',
+            application_type: 'web',
+            redirect_uris: [BENCH_REDIRECT_URI],
+            response_types: ['code'],
+            grant_types: ['authorization_code', 'refresh_token'],
+            scope: BENCH_USER_SCOPE,
+            require_pkce: true,
+          },
+          {
             client_id: 'bench-api',
             client_secret: 'bench-api-secret-0123456789',
             token_endpoint_auth_method: 'client_secret_basic',
@@ -50,13 +77,122 @@ export async function startOurs(): Promise<RunningServer> {
   });
   await app.register(gatehouse, { provider, prefix: PREFIX });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  let browser: Promise<SignedInBrowser> | undefined;
   return {
     baseUrl,
-    tokenPath: `${PREFIX}/oauth/${REALM}/token`,
+    tokenPath: `${PREFIX}${TOKEN_PATH}`,
     jwksPath: `${PREFIX}/oauth/${REALM}/jwks`,
+    async mint(grant, count) {
+      browser ??= signIn(provider);
+      return mintCredentials(provider, await browser, grant, count);
+    },
     async close() {
       await app.close();
       await provider.close();
     },
   };
 }
+
+/** The authorization request every code is minted for (the web client's, see token-request.ts). */
+const AUTHORIZE_QUERY = new URLSearchParams({
+  response_type: 'code',
+  client_id: BENCH_WEB_CLIENT_ID,
+  redirect_uri: BENCH_REDIRECT_URI,
+  scope: BENCH_USER_SCOPE,
+  resource: BENCH_RESOURCE,
+  state: 'bench-state',
+  nonce: BENCH_NONCE,
+  code_challenge: BENCH_CODE_CHALLENGE,
+  code_challenge_method: 'S256',
+}).toString();
+
+/** The `Cookie` header of a browser signed in as the bench user, who consented to the web client. */
+type SignedInBrowser = { cookie: string };
+
+/**
+ * Signs the bench user in once, through the public API as a host application would: the
+ * authorization request hands over a login interaction, the host finishes it with the login and
+ * the consent, the browser resumes. From then on every authorization request of this browser is
+ * answered with a code straight away (session plus remembered consent).
+ */
+async function signIn(provider: Provider): Promise<SignedInBrowser> {
+  const jar = new Map<string, string>();
+  const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const visit = async (url: string) => {
+    const { pathname, search } = new URL(url);
+    const response = await provider.handle({
+      method: 'GET',
+      path: pathname.slice(PREFIX.length),
+      query: search.slice(1),
+      headers: { cookie: cookie() },
+    });
+    for (const cookie of response.cookies ?? []) {
+      const [pair = ''] = cookie.split(';');
+      const separator = pair.indexOf('=');
+      if (/;\s*Max-Age=0(;|$)/i.test(cookie)) jar.delete(pair.slice(0, separator));
+      else jar.set(pair.slice(0, separator), pair.slice(separator + 1));
+    }
+    return response;
+  };
+
+  const toLogin = await visit(`${BASE_URL}${AUTHORIZE_PATH}?${AUTHORIZE_QUERY}`);
+  const id = /\/interaction\/([^/?#]+)$/.exec(toLogin.headers.location ?? '')?.[1];
+  if (!id) throw new Error(`the first authorization did not ask for a login: ${describe(toLogin)}`);
+  const details = await provider.interactions.details(REALM, id, cookie());
+  if (!details) throw new Error('the login interaction vanished');
+  const resume = await provider.interactions.finish(
+    REALM,
+    id,
+    { login: { sub: BENCH_USER }, consent: { scopes: details.scopes } },
+    cookie(),
+  );
+  codeOf(await visit(resume));
+  return { cookie: cookie() };
+}
+
+function mintCredentials(
+  provider: Provider,
+  browser: SignedInBrowser,
+  grant: UserGrantType,
+  count: number,
+): Promise<string[]> {
+  const mintCode = async () =>
+    codeOf(
+      await provider.handle({
+        method: 'GET',
+        path: AUTHORIZE_PATH,
+        query: AUTHORIZE_QUERY,
+        headers: { cookie: browser.cookie },
+      }),
+    );
+  if (grant === 'authorization_code') return mintMany(count, mintCode);
+  // A refresh token only comes from a code exchange: the client's real first token request.
+  return mintMany(count, async () => {
+    const response = await provider.handle({
+      method: 'POST',
+      path: TOKEN_PATH,
+      query: '',
+      headers: { ...TOKEN_REQUEST_HEADERS },
+      body: tokenRequestBody('authorization_code', await mintCode()),
+    });
+    const refreshToken =
+      response.status === 200 ? JSON.parse(response.body ?? '{}').refresh_token : undefined;
+    if (typeof refreshToken !== 'string') {
+      throw new Error(`the code exchange gave no refresh token: ${describe(response)}`);
+    }
+    return refreshToken;
+  });
+}
+
+/** The code of an authorization response redirected to the web client. */
+function codeOf(response: GatehouseResponse): string {
+  const location = response.headers.location ?? '';
+  const code = location.startsWith(`${BENCH_REDIRECT_URI}?`)
+    ? new URL(location).searchParams.get('code')
+    : null;
+  if (!code) throw new Error(`the authorization gave no code: ${describe(response)}`);
+  return code;
+}
+
+const describe = (response: GatehouseResponse) =>
+  `${response.status} ${response.headers.location ?? ''} ${response.body?.slice(0, 300) ?? ''}`;
