@@ -318,3 +318,88 @@ it('refuses to start a realm with CIBA but no authenticator push', async () => {
     createProvider({ baseUrl: BASE_URL, realms: [testRealm(keys, { ciba: {} })] }),
   ).toThrow(ConfigError);
 });
+
+describe('review hardening', () => {
+  it('refuses the CIBA grant to a public client at configuration time', async () => {
+    const keys = await clientKeyPair();
+    const realm = testRealm(keys, {
+      ciba: {},
+      clients: [
+        {
+          client_id: 'public-ciba',
+          token_endpoint_auth_method: 'none',
+          grant_types: [CIBA],
+          scope: 'openid',
+        },
+      ],
+    });
+    expect(() =>
+      createProvider({
+        baseUrl: BASE_URL,
+        realms: [realm],
+        authenticatorPush: { notify: async () => {} },
+      }),
+    ).toThrow(/needs a client that authenticates/);
+  });
+
+  it.each([
+    ['a right-to-left override', 'pay \u202e0001'],
+    ['a zero-width space', 'pay\u200bnow'],
+    ['a line separator', 'pay\u2028now'],
+    ['only spaces', '   '],
+  ])('refuses a binding_message with %s', async (_, message) => {
+    expectOAuthError(await initiate({ binding_message: message }), 400, 'invalid_binding_message');
+  });
+
+  it('answers even when the authenticator push throws instead of rejecting', async () => {
+    const throwing = await createHarness({
+      clock: h.clock,
+      store: () => h.store,
+      realm: { ciba: {} },
+      extraClients: [cibaApp],
+      authenticatorPush: {
+        notify: () => {
+          throw new Error('synchronous failure');
+        },
+      },
+      onError: (error) => reported.push(error),
+    });
+    const response = await throwing.post(BC_AUTHORIZE, {
+      ...asClient(),
+      id_token_hint: await idTokenFor(),
+    });
+    expect(response.status).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(String(reported[0])).toContain('synchronous failure');
+  });
+
+  it('gives no tokens when the account went away while the request waited', async () => {
+    const users = new Set(['alice']);
+    const shrinking = await createHarness({
+      clock: h.clock,
+      store: () => h.store,
+      realm: { ciba: {} },
+      extraClients: [cibaApp],
+      authenticatorPush: { notify: async () => {} },
+      accounts: {
+        findAccount: async (_realm, sub) => (users.has(sub) ? { sub, claims: {} } : undefined),
+      },
+    });
+    const response = await shrinking.post(BC_AUTHORIZE, {
+      ...asClient(),
+      id_token_hint: await idTokenFor(),
+    });
+    const id = response.json().auth_req_id as string;
+    await shrinking.provider.ciba.approve('test', id);
+    users.delete('alice');
+    h.clock.advance(5);
+    const poll = await shrinking.post(TOKEN, { grant_type: CIBA, auth_req_id: id, ...asClient() });
+    expectOAuthError(poll, 400, 'invalid_grant');
+  });
+
+  it('cancels a poll even one millisecond early', async () => {
+    const id = await start();
+    h.clock.advance(4.999);
+    expectOAuthError(await poll(id), 400, 'slow_down');
+  });
+});

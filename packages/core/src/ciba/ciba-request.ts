@@ -23,8 +23,12 @@ export interface CibaRequestRecord {
   /** Seconds since the epoch. */
   expiresAt: number;
   interval: number;
-  /** The last poll, or the initiation before any: the next poll is allowed `interval` later. */
-  lastPollAt: number;
+  /**
+   * Milliseconds since the epoch of the last poll, or of the initiation before any: the next
+   * poll is allowed `interval` later. Milliseconds, not seconds: truncating to whole seconds on
+   * one instance and comparing on another would cancel a client that waited exactly `interval`.
+   */
+  lastPollAtMs: number;
   /** Set when the user approved. */
   approval?: { authTime: number; amr?: string[]; acr?: string };
 }
@@ -36,7 +40,7 @@ export async function createCibaRequest(
 ): Promise<string> {
   const authReqId = randomId(32);
   await context.store.set(CIBA_NAMESPACE, recordId(context, authReqId), record, {
-    ttlSeconds: record.expiresAt - record.lastPollAt + EXPIRED_MEMORY_SECONDS,
+    ttlSeconds: record.expiresAt - Math.floor(record.lastPollAtMs / 1000) + EXPIRED_MEMORY_SECONDS,
   });
   return authReqId;
 }
@@ -47,6 +51,12 @@ export function readCibaRequest(
 ): Promise<Revised<CibaRequestRecord> | undefined> {
   return context.store.read<CibaRequestRecord>(CIBA_NAMESPACE, recordId(context, authReqId));
 }
+
+/**
+ * Compare-and-set attempts before giving up: each failed one means another poll or decision
+ * changed the request, so a handful always suffices unless the store misbehaves.
+ */
+export const MAX_TRANSITION_ATTEMPTS = 8;
 
 /** One atomic transition: false when someone else changed the request since it was read. */
 export function replaceCibaRequest(

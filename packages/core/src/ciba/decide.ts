@@ -1,20 +1,21 @@
 import { nowSeconds, type RealmContext } from '../context.js';
+import { StoreUnavailableError } from '../errors/oauth-error.js';
 import type { CibaApproval } from './authenticator-push.js';
-import { readCibaRequest, replaceCibaRequest } from './ciba-request.js';
+import { MAX_TRANSITION_ATTEMPTS, readCibaRequest, replaceCibaRequest } from './ciba-request.js';
 
 export type CibaDecision = { approve: CibaApproval } | { deny: true };
 
 /**
  * The user's answer from the authenticator: moves a pending, unexpired request to approved or
  * denied. False when the request is unknown or no longer pending. A poll racing the decision
- * only changes `lastPollAt`, so the decision is re-read and retried until one of them holds.
+ * only changes `lastPollAtMs`, so the decision is re-read and retried until one of them holds.
  */
 export async function decideCibaRequest(
   context: RealmContext,
   authReqId: string,
   decision: CibaDecision,
 ): Promise<boolean> {
-  for (;;) {
+  for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
     const read = await readCibaRequest(context, authReqId);
     const now = nowSeconds(context);
     if (read?.value.state !== 'pending' || now >= read.value.expiresAt) return false;
@@ -32,4 +33,5 @@ export async function decideCibaRequest(
           };
     if (await replaceCibaRequest(context, authReqId, read.revision, next)) return true;
   }
+  throw new StoreUnavailableError('the CIBA request kept changing under this decision');
 }

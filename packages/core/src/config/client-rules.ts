@@ -1,4 +1,4 @@
-import { type ClientConfig, HMAC_ALGORITHMS } from './client.js';
+import { CIBA_GRANT_TYPE, type ClientConfig, HMAC_ALGORITHMS } from './client.js';
 import type { ConfigIssue } from './issues.js';
 import { splitScope } from './primitives.js';
 
@@ -61,6 +61,11 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       problem('grant_types', 'client_credentials is for web applications only');
     else if (method === 'none')
       problem('grant_types', 'client_credentials needs a client that authenticates');
+  }
+
+  // CIBA Core §4: anyone holding an (expired) ID token of a public client could start a request.
+  if (client.grant_types.includes(CIBA_GRANT_TYPE) && method === 'none') {
+    problem('grant_types', `${CIBA_GRANT_TYPE} needs a client that authenticates`);
   }
 
   // Only a client with redirect URIs reaches the authorization endpoint at all.

@@ -20,8 +20,15 @@ import { ID_TOKEN_JWT_TYPE } from '../tokens/id-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 const MAX_BINDING_MESSAGE = 128;
-/** Printable text without control characters: it is shown as is on the user's device. */
-const BINDING_MESSAGE = new RegExp(`^[^\\p{Cc}]{1,${MAX_BINDING_MESSAGE}}$`, 'u');
+/**
+ * Shown as is on the user's device: visible text only — no control, format (bidi overrides,
+ * zero-width), line or paragraph separators, private-use or unassigned characters — and not
+ * blank.
+ */
+const BINDING_MESSAGE = new RegExp(
+  `^(?=.*\\S)[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}]{1,${MAX_BINDING_MESSAGE}}$`,
+  'u',
+);
 const SECONDS = /^\d{1,9}$/;
 
 /**
@@ -72,11 +79,14 @@ export const backchannelAuthenticationEndpoint: EndpointHandler = async (request
     state: 'pending' as const,
     expiresAt: now + expiresIn,
     interval: ciba.interval,
-    lastPollAt: now,
+    lastPollAtMs: context.now(),
   };
   const authReqId = await createCibaRequest(context, record);
-  // Not awaited: delivery is the adapter's to retry, and its failures are not the client's.
-  push.notify(notificationOf(context, client, authReqId, record)).catch(context.reportError);
+  // Not awaited: delivery is the adapter's to retry, and its failures are not the client's —
+  // not even an adapter that throws instead of rejecting.
+  Promise.resolve()
+    .then(() => push.notify(notificationOf(context, client, authReqId, record)))
+    .catch(context.reportError);
   return noStoreJson(200, {
     auth_req_id: authReqId,
     expires_in: expiresIn,

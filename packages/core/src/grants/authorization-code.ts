@@ -2,6 +2,7 @@ import { invalidGrant, invalidRequest } from '../errors/oauth-error.js';
 import { authorizationCodeHeld, consumeAuthorizationCode } from '../tokens/authorization-code.js';
 import type { GrantHandler } from './grant.js';
 import { checkCodeVerifier } from './pkce.js';
+import { revokeReplayedGrant } from './replay.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
 /**
@@ -22,7 +23,7 @@ export const authorizationCodeGrant: GrantHandler = async (params, client, conte
   if (!consumed) throw unusable();
   const { redirectUri: expectedRedirectUri, codeChallenge, nonce, exp, ...grant } = consumed.value;
   if (!consumed.firstUse) {
-    await context.store.revokeGrant(grant.grantId);
+    await revokeReplayedGrant(context, grant.grantId);
     throw invalidGrant('the code was already used; the tokens issued from it are revoked');
   }
   if (grant.clientId !== client.id) throw unusable();

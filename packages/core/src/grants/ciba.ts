@@ -1,11 +1,17 @@
 import {
   type CibaRequestRecord,
+  MAX_TRANSITION_ATTEMPTS,
   readCibaRequest,
   replaceCibaRequest,
 } from '../ciba/ciba-request.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { randomId } from '../crypto/random.js';
-import { invalidGrant, invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import {
+  invalidGrant,
+  invalidRequest,
+  OAuthError,
+  StoreUnavailableError,
+} from '../errors/oauth-error.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
 import type { GrantHandler } from './grant.js';
@@ -22,7 +28,7 @@ import { userTokenResponse } from './user-token-response.js';
 export const cibaGrant: GrantHandler = async (params, client, context) => {
   const authReqId = params.get('auth_req_id');
   if (authReqId === undefined) throw invalidRequest('auth_req_id is required');
-  for (;;) {
+  for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
     const read = await readCibaRequest(context, authReqId);
     if (!read || read.value.clientId !== client.id) {
       throw invalidGrant('auth_req_id is unknown or was issued to another client');
@@ -30,6 +36,7 @@ export const cibaGrant: GrantHandler = async (params, client, context) => {
     const outcome = await poll(context, client, authReqId, read.revision, read.value);
     if (outcome !== RETRY) return outcome;
   }
+  throw new StoreUnavailableError('the CIBA request kept changing under this poll');
 };
 
 const RETRY = Symbol('the request changed meanwhile');
@@ -42,15 +49,16 @@ async function poll(
   request: CibaRequestRecord,
 ): Promise<GatehouseResponse | typeof RETRY> {
   const now = nowSeconds(context);
+  const nowMs = context.now();
   const transition = (next: Partial<CibaRequestRecord>) =>
-    replaceCibaRequest(context, authReqId, revision, { ...request, ...next, lastPollAt: now });
+    replaceCibaRequest(context, authReqId, revision, { ...request, ...next, lastPollAtMs: nowMs });
 
   if (request.state === 'cancelled' || request.state === 'issued') {
     throw invalidGrant('this backchannel request is no longer valid');
   }
   if (now >= request.expiresAt) throw cibaError('expired_token', 'the request has expired');
   if (request.state === 'denied') throw cibaError('access_denied', 'the user denied the request');
-  if (now < request.lastPollAt + request.interval) {
+  if (nowMs < request.lastPollAtMs + request.interval * 1000) {
     if (!(await transition({ state: 'cancelled' }))) return RETRY;
     throw cibaError(
       'slow_down',
@@ -60,6 +68,10 @@ async function poll(
   if (request.state === 'pending') {
     if (!(await transition({}))) return RETRY;
     throw cibaError('authorization_pending', 'the user has not answered yet');
+  }
+  // An approval can wait for hours; the account may have gone meanwhile, as at the other grants.
+  if (!(await context.accounts.findAccount(context.realm.name, request.sub))) {
+    throw invalidGrant('the account of this request no longer exists');
   }
   if (!(await transition({ state: 'issued' }))) return RETRY;
   const approval = request.approval ?? { authTime: now };

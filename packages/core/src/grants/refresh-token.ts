@@ -7,6 +7,7 @@ import {
   refreshTokenHeld,
 } from '../tokens/refresh-token.js';
 import type { GrantHandler } from './grant.js';
+import { revokeReplayedGrant } from './replay.js';
 import { requestedScopes } from './scope.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
@@ -35,7 +36,7 @@ export const refreshTokenGrant: GrantHandler = async (params, client, context) =
   const consumed = await consumeRefreshToken(context, token);
   if (!consumed) throw unusable();
   if (!consumed.firstUse) {
-    await context.store.revokeGrant(grant.grantId);
+    await revokeReplayedGrant(context, grant.grantId);
     throw invalidGrant('the refresh token was already used; its grant is revoked');
   }
   return userTokenResponse(context, client, {
