@@ -136,6 +136,27 @@ describe('admin API', () => {
     },
   );
 
+  it("reports to stderr by default: the causes' messages, never the store's password", async () => {
+    const store = 'postgres://gatehouse:pa55-w0rd@127.0.0.1:1/idp';
+    const { app, provider } = start({ store }, { store: new MemoryStore() });
+    const failure = new Error('boom', { cause: new Error(`cannot reach ${store}`) });
+    vi.spyOn(provider, 'rotateKeys').mockRejectedValue(failure);
+    let text = '';
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      text += String(chunk);
+      return true;
+    });
+    try {
+      const response = await app.inject(rotate('demo', `Bearer ${ADMIN_TOKEN}`));
+      expect(response.statusCode).toBe(500);
+    } finally {
+      write.mockRestore();
+    }
+    expect(text).toMatch(/^\[gatehouse\] POST \/admin\/realms\/demo\/keys\/rotate: Error: boom\n/);
+    expect(text).toContain('\n  caused by: Error: cannot reach ***\n');
+    expect(text).not.toContain('pa55-w0rd');
+  });
+
   it('ignores a small body and refuses a large one with 413', async () => {
     const { app } = start();
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };

@@ -76,3 +76,23 @@ export async function deleteRedisKeys(url: string, keyPrefix: string): Promise<v
     await client.quit();
   }
 }
+
+/** How many keys there are under `keyPrefix`. */
+export async function countRedisKeys(url: string, keyPrefix: string): Promise<number> {
+  const { Redis } = driverOf('store-redis')('ioredis') as {
+    Redis: new (url: string) => RedisClient;
+  };
+  const client = new Redis(url);
+  try {
+    let count = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+      count += keys.length;
+      cursor = next;
+    } while (cursor !== '0');
+    return count;
+  } finally {
+    await client.quit();
+  }
+}

@@ -15,15 +15,18 @@ import { CsrfTokens } from './csrf.js';
 import { healthRoutes } from './health.js';
 import { interactionRoutes, redirectSources } from './interaction-routes.js';
 import { LoginThrottle } from './login-throttle.js';
-import { type ErrorReporter, reportToStderr } from './report-error.js';
-import { createStore } from './store.js';
+import { type ErrorReporter, stderrReporter } from './report-error.js';
+import { createStore, redactStoreSecrets } from './store.js';
 import { WebhookPush } from './webhook-push.js';
 
 export interface ServerOptions {
   /** Replaces the store named in the config (tests inject failing stores). */
   store?: Store;
   signer?: JwsSigner;
-  /** Unexpected errors; by default one entry on stderr, never with request data. */
+  /**
+   * Unexpected errors; by default one entry on stderr with the messages of the causes, never
+   * with request data nor the store URL's password.
+   */
   report?: ErrorReporter;
   /** How long `/healthz` waits for the store. Default 2 s. */
   healthTimeoutMs?: number;
@@ -48,7 +51,7 @@ export interface Server {
  * provider and its store.
  */
 export function buildServer(config: ServerConfig, options: ServerOptions = {}): Server {
-  const report = options.report ?? reportToStderr;
+  const report = options.report ?? stderrReporter((text) => redactStoreSecrets(text, config.store));
   const now = options.now ?? Date.now;
   const users = new UserDirectory(config.realms);
   const webhook = options.authenticatorPush

@@ -50,11 +50,15 @@ export function describeStore(value: string): string {
  * taken out in case a driver ever quotes them.
  */
 export function storeErrorMessage(error: unknown, value: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  if (!URL.canParse(value)) return message;
+  return redactStoreSecrets(error instanceof Error ? error.message : String(error), value);
+}
+
+/** `text` with the store URL `value`, and its password, replaced by `***`. */
+export function redactStoreSecrets(text: string, value: string): string {
+  if (!URL.canParse(value)) return text;
   const { password } = new URL(value);
   const secrets = [value, password, safeDecode(password)].filter((secret) => secret !== '');
-  return secrets.reduce((redacted, secret) => redacted.split(secret).join('***'), message);
+  return secrets.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }
 
 function safeDecode(text: string): string {

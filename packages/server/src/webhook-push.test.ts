@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
 import type { CibaNotification } from '@gatehouse/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -246,6 +247,108 @@ describe('WebhookPush: failures', () => {
     await expect(done).resolves.toBeUndefined();
     expect(fetchMock).toHaveBeenCalledOnce();
     expect(messages().at(-1)).toMatch(/: the server is closing \(attempt 2 of 3\); not sent$/);
+  });
+});
+
+describe('WebhookPush: the closing signal', () => {
+  /**
+   * Runs `scenario` recording the targets the push listens to for 'abort', and hands it the one
+   * that is not a fetch's signal: the push's closing signal, which lives as long as the server.
+   */
+  async function watchClosing(
+    scenario: (fetchSignals: AbortSignal[], closing: () => EventTarget) => Promise<void>,
+  ) {
+    const listenedTo = new Set<EventTarget>();
+    const fetchSignals: AbortSignal[] = [];
+    const add = EventTarget.prototype.addEventListener;
+    const spy = vi.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (
+      this: EventTarget,
+      type,
+      ...rest
+    ) {
+      if (type === 'abort') listenedTo.add(this);
+      return add.call(this, type, ...rest);
+    });
+    const closing = () => {
+      const others = [...listenedTo].filter(
+        (target) => !fetchSignals.includes(target as AbortSignal),
+      );
+      expect(others).toHaveLength(1);
+      return others[0] as EventTarget;
+    };
+    try {
+      await scenario(fetchSignals, closing);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  /** How many signals Node's AbortSignal.any has derived from `signal` (0 where Node keeps no such set). */
+  function dependants(signal: EventTarget): number {
+    const key = Object.getOwnPropertySymbols(signal).find(
+      (symbol) => symbol.description === 'kDependantSignals',
+    );
+    // Node's own Set (a primordial), so not `instanceof Set` here.
+    const set =
+      key === undefined
+        ? undefined
+        : (signal as unknown as Record<symbol, { size?: unknown }>)[key];
+    return typeof set?.size === 'number' ? set.size : 0;
+  }
+
+  /** A fetch that records its signal and answers as `answer` says, or hangs until aborted. */
+  function recordingFetch(
+    fetchSignals: AbortSignal[],
+    answer: (attempt: number) => Response | Error | 'hang',
+  ) {
+    fetchMock.mockImplementation((_url, init) => {
+      const signal = init?.signal as AbortSignal;
+      fetchSignals.push(signal);
+      const outcome = answer(fetchSignals.length);
+      if (outcome instanceof Response) return Promise.resolve(outcome);
+      if (outcome instanceof Error) return Promise.reject(outcome);
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+      );
+    });
+  }
+
+  it('listens to it during an attempt only, and derives no signal from it, whether the attempt answers, fails or times out', async () => {
+    await watchClosing(async (fetchSignals, closing) => {
+      let during: number | undefined;
+      recordingFetch(fetchSignals, (attempt) => {
+        during ??= getEventListeners(closing(), 'abort').length;
+        return [answer(503), refused(), 'hang' as const, answer(204)][attempt - 1] ?? answer(204);
+      });
+      const webhookPush = push({ timeoutMs: 2000, retryDelaysMs: [10, 10, 10] });
+      for (let run = 0; run < 3; run++) await deliver(webhookPush);
+      expect(fetchMock).toHaveBeenCalledTimes(6);
+      expect(during).toBe(1);
+      expect(getEventListeners(closing(), 'abort')).toHaveLength(0);
+      // Node 20 keeps the signals AbortSignal.any made from it here, for as long as it lives.
+      expect(dependants(closing())).toBe(0);
+      expect(messages()).toEqual([
+        expect.stringMatching(/: HTTP 503 \(attempt 1 of 4\); retrying in 10 ms$/),
+        expect.stringMatching(
+          /: network error \(ECONNREFUSED\) \(attempt 2 of 4\); retrying in 10 ms$/,
+        ),
+        expect.stringMatching(/: no answer in 2000 ms \(attempt 3 of 4\); retrying in 10 ms$/),
+      ]);
+    });
+  });
+
+  it('still aborts the attempt in progress at close, and then leaves no listener', async () => {
+    await watchClosing(async (fetchSignals, closing) => {
+      recordingFetch(fetchSignals, () => 'hang');
+      const webhookPush = push();
+      const done = webhookPush.notify(NOTIFICATION);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(getEventListeners(closing(), 'abort')).toHaveLength(1);
+      webhookPush.close();
+      await expect(done).resolves.toBeUndefined();
+      expect(fetchSignals.map((signal) => signal.aborted)).toEqual([true]);
+      expect(getEventListeners(closing(), 'abort')).toHaveLength(0);
+    });
   });
 });
 

@@ -127,8 +127,17 @@ export class WebhookPush implements AuthenticatorPush {
 
   async #attempt(url: string, body: string): Promise<Failure | undefined> {
     const { fetch, timers, timeoutMs } = this.#options;
-    const timeout = new AbortController();
-    const timer = timers.setTimeout(() => timeout.abort(), timeoutMs);
+    // One controller per attempt, aborted by the timeout or by close. Not AbortSignal.any with
+    // the closing signal: on Node 20 every signal made that way stays among the long-lived
+    // signal's dependants, so each attempt would leak one for the life of the server.
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = timers.setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, timeoutMs);
+    const onClose = () => attempt.abort();
+    this.#closing.signal.addEventListener('abort', onClose, { once: true });
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -136,17 +145,18 @@ export class WebhookPush implements AuthenticatorPush {
         body,
         // A webhook that moved is a configuration error, not something to follow with the payload.
         redirect: 'manual',
-        signal: AbortSignal.any([timeout.signal, this.#closing.signal]),
+        signal: attempt.signal,
       });
       await response.body?.cancel().catch(() => {});
       if (response.status >= 200 && response.status < 300) return undefined;
       return { reason: `HTTP ${response.status}`, retry: response.status >= 500 };
     } catch (error) {
       if (this.#closing.signal.aborted) return { reason: 'the server is closing', retry: false };
-      if (timeout.signal.aborted) return { reason: `no answer in ${timeoutMs} ms`, retry: true };
+      if (timedOut) return { reason: `no answer in ${timeoutMs} ms`, retry: true };
       return { reason: networkReason(error), retry: true };
     } finally {
       timers.clearTimeout(timer);
+      this.#closing.signal.removeEventListener('abort', onClose);
     }
   }
 

@@ -1,6 +1,13 @@
-import pg from 'pg';
+import { StoreUnavailableError } from '@gatehouse/core';
+import pg, { DatabaseError } from 'pg';
 import { isUnavailable, unavailable } from './errors.js';
-import { COLUMNS_QUERY, columnsProblem, migrationStatements } from './migration.js';
+import {
+  COLUMNS_QUERY,
+  columnsProblem,
+  MISSING_QUERY,
+  migrationStatements,
+  type SchemaObject,
+} from './migration.js';
 import { type PostgresStoreOptions, resolveOptions } from './options.js';
 import { quote, schemaNames } from './schema.js';
 
@@ -11,14 +18,35 @@ export interface MigrationResult {
   created: boolean;
 }
 
+export interface MigrateOptions {
+  /**
+   * How long creating a missing index may wait for the table's lock, which any transaction still
+   * writing to the table, or a VACUUM, holds. Default 5 s.
+   */
+  lockTimeoutMs?: number;
+}
+
+export const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 5000;
+
+/** SQLSTATE lock_not_available: `lock_timeout` expired. */
+const LOCK_TIMEOUT = '55P03';
+
 /**
  * Creates the store's sequence, table and indexes when they do not exist; changes nothing
- * otherwise. Safe to run on every start and from several instances at once: they queue on a
+ * otherwise, and then takes no lock on the table, so it never waits for the table's writers nor
+ * holds them up. Safe to run on every start and from several instances at once: they queue on a
  * transaction-scoped advisory lock. Fails with a clear error when a table of that name exists
- * but is not a store table. Takes the store's options; only the connection and the prefix matter,
- * and no statement timeout applies, since building an index on a large table takes a while.
+ * but is not a store table, or when a missing index cannot get the table's lock within
+ * `lockTimeoutMs` (retry then). Takes the store's options; only the connection and the prefix
+ * matter, and no statement timeout applies, since building an index on a large table takes a
+ * while.
  */
-export async function migrate(options: PostgresStoreOptions): Promise<MigrationResult> {
+export async function migrate(
+  options: PostgresStoreOptions,
+  { lockTimeoutMs = DEFAULT_MIGRATION_LOCK_TIMEOUT_MS }: MigrateOptions = {},
+): Promise<MigrationResult> {
+  if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 1)
+    throw new RangeError('lockTimeoutMs must be a positive integer');
   const resolved = resolveOptions(options);
   const names = schemaNames(resolved.tablePrefix);
   const client = new pg.Client({
@@ -35,28 +63,40 @@ export async function migrate(options: PostgresStoreOptions): Promise<MigrationR
   }
   try {
     await client.query('BEGIN');
+    // Waiting here is waiting for another instance's migration, which may be building an index.
     await client.query("SELECT pg_advisory_xact_lock(hashtext('gatehouse'), hashtext($1))", [
       names.table,
     ]);
-    const existing = await client.query<{ found: boolean }>(
-      'SELECT to_regclass($1) IS NOT NULL AS found',
-      [quote(names.table)],
-    );
+    // SET takes no parameters; the value is an integer checked above.
+    await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
     const { tables, indexes } = migrationStatements(names);
-    for (const text of tables) await client.query(text);
+    const missing = await missingObjects(client, [...tables, ...indexes]);
+    for (const object of tables) if (missing.has(object.name)) await client.query(object.create);
     const columns = await client.query<{ name: string; type: string }>(COLUMNS_QUERY, [
       quote(names.table),
     ]);
     const problem = columnsProblem(names.table, columns.rows);
     if (problem) throw new Error(problem);
-    for (const text of indexes) await client.query(text);
+    for (const object of indexes) if (missing.has(object.name)) await client.query(object.create);
     await client.query('COMMIT');
-    return { table: names.table, created: existing.rows[0]?.found !== true };
+    return { table: names.table, created: missing.has(quote(names.table)) };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
+    if (error instanceof DatabaseError && error.code === LOCK_TIMEOUT)
+      throw new StoreUnavailableError(
+        `PostgreSQL store table "${names.table}" is locked by another session (a long transaction or a VACUUM): its indexes could not be created within ${lockTimeoutMs} ms; retry the migration`,
+        { cause: error },
+      );
     if (isUnavailable(error)) throw unavailable(error, names.table);
     throw error;
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+async function missingObjects(client: pg.Client, objects: SchemaObject[]): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>(MISSING_QUERY, [
+    objects.map((object) => object.name),
+  ]);
+  return new Set(rows.map((row) => row.name));
 }

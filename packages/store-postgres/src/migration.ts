@@ -1,16 +1,32 @@
 import { quote, type SchemaNames } from './schema.js';
 
+/** One object of the schema: its name as `to_regclass` takes it, and the statement creating it. */
+export interface SchemaObject {
+  name: string;
+  create: string;
+}
+
 /**
- * The schema, as statements that are no-ops when their object exists: first the sequence and the
- * table, then (once the table is known to have our columns) the indexes. One transaction runs them
- * under an advisory lock: without it, two instances migrating at once can both pass IF NOT EXISTS
- * and one then fails on a duplicate catalog entry.
+ * The schema: first the sequence and the table, then (once the table is known to have our
+ * columns) the indexes. `migrate` runs only the statements whose object is missing, since even a
+ * `CREATE INDEX IF NOT EXISTS` that finds its index takes the table's ShareLock first, and holds
+ * it to the end of the transaction. One transaction runs them under an advisory lock: without
+ * it, two instances migrating at once can both find an object missing and one then fails on a
+ * duplicate catalog entry. `IF NOT EXISTS` stays for whatever creates them outside that lock.
  */
-export function migrationStatements(names: SchemaNames): { tables: string[]; indexes: string[] } {
+export function migrationStatements(names: SchemaNames): {
+  tables: SchemaObject[];
+  indexes: SchemaObject[];
+} {
   const table = quote(names.table);
   const tables = [
-    `CREATE SEQUENCE IF NOT EXISTS ${quote(names.revisions)}`,
-    `CREATE TABLE IF NOT EXISTS ${table} (
+    {
+      name: quote(names.revisions),
+      create: `CREATE SEQUENCE IF NOT EXISTS ${quote(names.revisions)}`,
+    },
+    {
+      name: table,
+      create: `CREATE TABLE IF NOT EXISTS ${table} (
        namespace text NOT NULL,
        id text NOT NULL,
        value text NOT NULL,
@@ -20,15 +36,26 @@ export function migrationStatements(names: SchemaNames): { tables: string[]; ind
        revision bigint NOT NULL,
        PRIMARY KEY (namespace, id)
      )`,
+    },
   ];
   const indexes = [
-    `CREATE INDEX IF NOT EXISTS ${quote(names.grantIndex)} ON ${table} (grant_id)
+    {
+      name: quote(names.grantIndex),
+      create: `CREATE INDEX IF NOT EXISTS ${quote(names.grantIndex)} ON ${table} (grant_id)
      WHERE grant_id IS NOT NULL`,
-    `CREATE INDEX IF NOT EXISTS ${quote(names.expiryIndex)} ON ${table} (expires_at)
+    },
+    {
+      name: quote(names.expiryIndex),
+      create: `CREATE INDEX IF NOT EXISTS ${quote(names.expiryIndex)} ON ${table} (expires_at)
      WHERE expires_at IS NOT NULL`,
+    },
   ];
   return { tables, indexes };
 }
+
+/** Which of the names `to_regclass` does not find: reading the catalog takes no table lock. */
+export const MISSING_QUERY =
+  'SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL';
 
 /** The columns the statements rely on, with their types as `format_type` spells them. */
 export const EXPECTED_COLUMNS: Readonly<Record<string, string>> = {

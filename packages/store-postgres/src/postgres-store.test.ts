@@ -236,9 +236,71 @@ describe.skipIf(!url)('PostgresStore', () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    /** A transaction on `prefix`'s table that has written and not committed: it holds the table's RowExclusiveLock. */
+    async function openWriter(prefix: string) {
+      const writer = new pg.Client({ connectionString });
+      await writer.connect();
+      await writer.query('BEGIN');
+      await writer.query(
+        `INSERT INTO ${quote(schemaNames(prefix).table)} (namespace, id, value, revision) VALUES ('ns', 'w', '{}', 0)`,
+      );
+      return {
+        commit: async () => {
+          await writer.query('COMMIT');
+          await writer.end();
+        },
+      };
+    }
+
+    it('takes no lock on an existing table, so a writer in progress does not hold it up', async () => {
+      const prefix = await freshPrefix();
+      const writer = await openWriter(prefix);
+      try {
+        const started = performance.now();
+        // Were it to wait for the writer's lock, it would fail after the lock timeout instead.
+        await expect(
+          migrate({ connectionString, tablePrefix: prefix }, { lockTimeoutMs: 2_000 }),
+        ).resolves.toEqual({ table: `${prefix}records`, created: false });
+        expect(performance.now() - started).toBeLessThan(1_000);
+      } finally {
+        await writer.commit();
+      }
+    });
+
+    it('gives up creating a missing index behind a writer after the lock timeout, then creates it', async () => {
+      const prefix = await freshPrefix();
+      const names = schemaNames(prefix);
+      await admin.query(`DROP INDEX ${quote(names.expiryIndex)}`);
+      const writer = await openWriter(prefix);
+      let failure: unknown;
+      const started = performance.now();
+      try {
+        failure = await migrate(
+          { connectionString, tablePrefix: prefix },
+          { lockTimeoutMs: 200 },
+        ).catch((error: unknown) => error);
+      } finally {
+        await writer.commit();
+      }
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect((failure as Error).message).toBe(
+        `PostgreSQL store table "${prefix}records" is locked by another session (a long transaction or a VACUUM): its indexes could not be created within 200 ms; retry the migration`,
+      );
+      expect((failure as Error).cause).toMatchObject({ code: '55P03' });
+      await migrate({ connectionString, tablePrefix: prefix });
+      const { rows } = await admin.query('SELECT to_regclass($1) AS found', [
+        quote(names.expiryIndex),
+      ]);
+      expect(rows[0].found).toBe(names.expiryIndex);
+    });
+
     it('validates its options like the store', async () => {
       await expect(migrate({ connectionString, tablePrefix: 'Bad' })).rejects.toBeInstanceOf(
         ConfigError,
+      );
+      await expect(migrate({ connectionString }, { lockTimeoutMs: 0 })).rejects.toThrow(
+        new RangeError('lockTimeoutMs must be a positive integer'),
       );
     });
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, StoreUnavailableError } from '@gatehouse/core';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Command, Redis, ReplyError } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REDIS, serviceUrl } from '../../../test/support/services.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { describeStoreContract, realTime } from '../../core/src/store/store-contract.js';
@@ -104,6 +104,7 @@ describe.skipIf(!url)('RedisStore', () => {
     admin = new Redis(redisUrl);
   });
   afterEach(async () => {
+    vi.restoreAllMocks();
     await Promise.all(stores.splice(0).map((store) => store.close()));
     await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   });
@@ -197,6 +198,29 @@ describe.skipIf(!url)('RedisStore', () => {
       expect(await admin.exists(index, revoking)).toBe(0);
     });
 
+    it('clears the revoking set only once every record of the revocation is deleted', async () => {
+      const store = openStore();
+      await store.set('at', 'p', { v: 1 }, { ttlSeconds: 60, grantId: 'g-order' });
+      await store.set('rt', 'q', { v: 2 }, { grantId: 'g-order' });
+      // What reaches the connection, and when each record deletion (a NOSCRIPT retry included)
+      // answers: the ZREM must not leave before them.
+      const events: string[] = [];
+      const sendCommand = Redis.prototype.sendCommand;
+      vi.spyOn(Redis.prototype, 'sendCommand').mockImplementation(function (
+        this: Redis,
+        command: Command,
+        ...rest: unknown[]
+      ) {
+        const deletes = command.args.some((arg) => String(arg).startsWith(`${runPrefix}r:`));
+        if (deletes) void command.promise.then(() => events.push('deleted'));
+        if (command.name === 'zrem') events.push('zrem sent');
+        return (sendCommand as (...args: unknown[]) => unknown).call(this, command, ...rest);
+      });
+      expect(await store.revokeGrant('g-order')).toBe(2);
+      expect(events).toEqual(['deleted', 'deleted', 'zrem sent']);
+      expect(await admin.exists(`${runPrefix}{g:g-order}:revoking`)).toBe(0);
+    });
+
     it('never keeps the revision a write replaces, even when the random one repeats it', async () => {
       const key = `${runPrefix}r:ns:collide`;
       const revision = () => admin.hget(key, 'r');
@@ -274,7 +298,7 @@ describe.skipIf(!url)('RedisStore', () => {
       return args.slice(1, 2);
     }
 
-    it('sends each call as one round trip of single-slot commands, grant listings as two', async () => {
+    it('sends each call as one round trip of single-slot commands, grant listings as two or three', async () => {
       const id = randomBytes(4).toString('hex');
       const observed = await observe({
         'set (client_credentials)': (store) => store.set('at', id, { v: 1 }, { ttlSeconds: 60 }),
@@ -375,6 +399,51 @@ describe.skipIf(!url)('RedisStore', () => {
       proxy.restore();
       await new Promise((resolve) => setTimeout(resolve, 10)); // let the client see the close
       expect(await store.get('ns', 'blip')).toEqual({ v: 1 });
+    });
+
+    it('throws a reply saying the command is wrong as it is, not as StoreUnavailableError', async () => {
+      const store = openStore();
+      // A plain string where the store keeps a hash, as a bug or a foreign writer would leave it.
+      await admin.set(`${runPrefix}r:ns:wrongtype`, 'plain');
+      for (const call of [
+        () => store.get('ns', 'wrongtype'),
+        () => store.consume('ns', 'wrongtype'),
+      ]) {
+        const error = await call().catch((failure: unknown) => failure);
+        expect(error).not.toBeInstanceOf(StoreUnavailableError);
+        expect(error).toBeInstanceOf(ReplyError);
+        expect((error as Error).message).toMatch(/^WRONGTYPE /);
+      }
+    });
+
+    it.each([
+      ['LOADING', 'LOADING Redis is loading the dataset in memory'],
+      [
+        'BUSY',
+        'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+      ],
+      ['OOM', "OOM command not allowed when used memory > 'maxmemory'."],
+      ['READONLY', "READONLY You can't write against a read only replica."],
+      ['NOAUTH', 'NOAUTH Authentication required.'],
+    ])('turns a %s reply into StoreUnavailableError naming it', async (code, reply) => {
+      const store = openStore();
+      await store.ping();
+      const failure = new ReplyError(reply);
+      vi.spyOn(Redis.prototype, 'hget').mockRejectedValueOnce(failure);
+      const error = await store.get('ns', 'a').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toBe(`Redis is unavailable: it answered ${code}`);
+      expect((error as Error).cause).toBe(failure);
+    });
+
+    it('throws a NOPERM reply as it is', async () => {
+      const store = openStore();
+      await store.ping();
+      const failure = new ReplyError(
+        "NOPERM User gatehouse has no permissions to run the 'hget' command",
+      );
+      vi.spyOn(Redis.prototype, 'hget').mockRejectedValueOnce(failure);
+      await expect(store.get('ns', 'a')).rejects.toBe(failure);
     });
 
     it('refuses calls once closed', async () => {

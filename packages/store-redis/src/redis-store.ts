@@ -8,6 +8,7 @@ import {
   StoreUnavailableError,
 } from '@gatehouse/core';
 import { Redis } from 'ioredis';
+import { isUnavailable, unavailable } from './errors.js';
 import { KeyLayout, splitMember } from './keys.js';
 import { type RedisStoreOptions, validateOptions } from './options.js';
 import {
@@ -59,12 +60,14 @@ const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 1000);
 
 /**
  * A `Store` on Redis, shared by every Gatehouse instance that points at the same server and
- * prefix. Every method is one round trip, except `listGrant` and `revokeGrant` (two: the grant's
- * index, then its records); expiry is Redis's own. Where a method sends several commands at once
- * it relies on Redis running one connection's commands in order. Calls never queue while Redis is away: one
- * that finds no connection waits at most `commandTimeoutMs` for it to come back, and one whose
- * reply does not come within `commandTimeoutMs` fails; both with `StoreUnavailableError`. The
- * client reconnects by itself. docs/storage-and-keys.md describes the key layout.
+ * prefix. Every method is one round trip, except `listGrant` (two: the grant's index, then its
+ * records) and `revokeGrant` (three: then the revoking set); expiry is Redis's own. Where a method
+ * sends several commands at once it relies on Redis running one connection's commands in order.
+ * Calls never queue while Redis is away: one that finds no connection waits at most
+ * `commandTimeoutMs` for it to come back, and one whose reply does not come within
+ * `commandTimeoutMs` fails; both with `StoreUnavailableError`, as do the replies saying Redis
+ * cannot serve now (LOADING, OOM, READONLY…). Other errors (WRONGTYPE, NOPERM…) are thrown as
+ * they are. The client reconnects by itself. docs/storage-and-keys.md describes the key layout.
  */
 export class RedisStore implements Store {
   readonly #client: Redis & ScriptCommands;
@@ -219,16 +222,18 @@ export class RedisStore implements Store {
       this.#client.gatehouseClaimGrant(this.#keys.grantIndex(grantId), revoking),
     );
     if (members.length === 0) return 0;
-    const removed = await this.#call(() => {
-      const deletions = members.map((member) =>
-        this.#client.gatehouseRevokeRecord(this.#keys.recordOfMember(member), grantId),
-      );
-      // Sent after the deletions on the same connection, so Redis runs it only once they all
-      // ran: members stay claimable by a retry until their records are gone.
-      const done = this.#client.zrem(revoking, members);
-      return Promise.all([Promise.all(deletions), done]);
-    });
-    return removed[0].reduce((sum, count) => sum + count, 0);
+    const removed = await this.#call(() =>
+      Promise.all(
+        members.map((member) =>
+          this.#client.gatehouseRevokeRecord(this.#keys.recordOfMember(member), grantId),
+        ),
+      ),
+    );
+    // Only once every deletion has answered, so members stay claimable by a retry until their
+    // records are gone. Sent with them, it could overtake one: ioredis re-sends a script Redis
+    // answered NOSCRIPT (after a restart or a SCRIPT FLUSH), and that copy runs after the ZREM.
+    await this.#call(() => this.#client.zrem(revoking, members));
+    return removed.reduce((sum, count) => sum + count, 0);
   }
 
   async ping(): Promise<void> {
@@ -252,7 +257,7 @@ export class RedisStore implements Store {
 
   /**
    * Runs `command` once a connection is ready, waiting at most the timeout for one, and turns
-   * every failure into `StoreUnavailableError`.
+   * the failures of Redis or the network into `StoreUnavailableError`.
    */
   async #call<R>(command: () => Promise<R>): Promise<R> {
     if (this.#closed) throw new StoreUnavailableError('the Redis store is closed');
@@ -260,7 +265,8 @@ export class RedisStore implements Store {
     try {
       return await command();
     } catch (error) {
-      throw new StoreUnavailableError(failureMessage(error, this.#timeoutMs), { cause: error });
+      if (isUnavailable(error)) throw unavailable(error, this.#timeoutMs);
+      throw error;
     }
   }
 
@@ -319,10 +325,4 @@ function nextRevision(): string {
   const high = (randomWords[nextWord++] as number) & 0x1f_ffff;
   const low = randomWords[nextWord++] as number;
   return String(high * 0x1_0000_0000 + low);
-}
-
-function failureMessage(error: unknown, timeoutMs: number): string {
-  const message = error instanceof Error ? error.message : '';
-  if (message === 'Command timed out') return `Redis did not answer within ${timeoutMs} ms`;
-  return 'Redis is unavailable';
 }
