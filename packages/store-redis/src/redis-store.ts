@@ -123,16 +123,12 @@ export class RedisStore implements Store {
     value: T,
     options: RecordOptions = {},
   ): Promise<void> {
-    const json = serialise(value);
-    const pttl = expiry(options.ttlSeconds);
-    const member = this.#keys.member(namespace, id);
-    const key = this.#keys.recordOfMember(member);
+    const { json, pttl, member, key, revision } = this.#writeOf(namespace, id, value, options);
     if (pttl === EXPIRED) {
       await this.#call(() => this.#client.del(key));
       return;
     }
     const { grantId } = options;
-    const revision = nextRevision();
     await this.#call<unknown>(() =>
       grantId === undefined
         ? this.#client.gatehouseSet(key, json, revision, pttl)
@@ -151,16 +147,12 @@ export class RedisStore implements Store {
     value: T,
     options: RecordOptions = {},
   ): Promise<boolean> {
-    const json = serialise(value);
-    const pttl = expiry(options.ttlSeconds);
-    const member = this.#keys.member(namespace, id);
-    const key = this.#keys.recordOfMember(member);
+    const { json, pttl, member, key, revision } = this.#writeOf(namespace, id, value, options);
     if (pttl === EXPIRED) {
       // Written and expired in the same instant: it wins only if nothing live holds the id.
       return (await this.#call(() => this.#client.exists(key))) === 0;
     }
     const { grantId } = options;
-    const revision = nextRevision();
     if (grantId === undefined)
       return (await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl))) === 1;
     // Indexed even when the add loses: a member whose record is not in the grant is ignored.
@@ -171,6 +163,18 @@ export class RedisStore implements Store {
       ]),
     );
     return added === 1;
+  }
+
+  /** What set and add both write: the value, its expiry, its keys and a new revision. */
+  #writeOf(namespace: string, id: string, value: unknown, options: RecordOptions) {
+    const member = this.#keys.member(namespace, id);
+    return {
+      json: serialise(value),
+      pttl: expiry(options.ttlSeconds),
+      member,
+      key: this.#keys.recordOfMember(member),
+      revision: nextRevision(),
+    };
   }
 
   async consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
