@@ -2,7 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage } from './ipc.js';
 import type { ServerName } from './server-names.js';
-import type { TokenEndpoint, UserGrantType } from './token-request.js';
+import type { ServerCounters } from './servers/running-server.js';
+import type { CredentialKind, TokenEndpoint } from './token-request.js';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = fileURLToPath(new URL('./server-process.ts', import.meta.url));
@@ -12,11 +13,16 @@ const START_TIMEOUT_MS = 20_000;
 export interface LaunchedServer extends TokenEndpoint {
   /** CPU time (user + system, all threads) the server process has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
+  /** What the server counted so far (store operations, authenticator pushes); empty for some. */
+  counters(): Promise<ServerCounters>;
   /**
-   * Has the server mint `count` fresh one-time credentials of `grant` (codes, refresh tokens)
-   * for the web client, each good for exactly one token request. Only ours and oidc-provider.
+   * Has the server mint `count` fresh credentials of `kind` for the web client: one-time codes
+   * or refresh tokens, each good for exactly one token request, or ID tokens of the bench user
+   * for CIBA requests. Only ours (on any store) and oidc-provider.
    */
-  mint(grant: UserGrantType, count: number): Promise<string[]>;
+  mint(kind: CredentialKind, count: number): Promise<string[]>;
+  /** The table or key prefix of this run in a shared store, removed again when it stops. */
+  readonly storePrefix?: string;
   /**
    * Profiles the server's main thread (V8's sampling profiler, through the inspector) from
    * `startProfile` until `stopProfile` writes the `.cpuprofile` to `file`: the measured run only,
@@ -28,15 +34,25 @@ export interface LaunchedServer extends TokenEndpoint {
   stop(): Promise<void>;
 }
 
+/** A server that needs a service (PostgreSQL, Redis) which does not answer: it is skipped. */
+export class ServerUnavailableError extends Error {
+  override name = 'ServerUnavailableError';
+}
+
 /**
  * Starts a benchmarked server in its own Node.js process, TypeScript sources run through tsx with
- * the bench tsconfig (so `@gatehouse/*` is the working tree, no build needed).
+ * the bench tsconfig (so `@gatehouse/*` is the working tree, no build needed), with `env` added
+ * to this process's environment. Rejects with ServerUnavailableError when a service the server
+ * needs does not answer.
  */
-export function launchServer(name: ServerName): Promise<LaunchedServer> {
+export function launchServer(
+  name: ServerName,
+  env: Readonly<Record<string, string>> = {},
+): Promise<LaunchedServer> {
   const child = fork(ENTRY, [name], {
     cwd: BENCH_DIR,
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: TSCONFIG },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
@@ -60,22 +76,32 @@ export function launchServer(name: ServerName): Promise<LaunchedServer> {
     );
     child.once('exit', onEarlyExit);
     child.once('message', (message: ChildMessage) => {
+      if (message.type === 'unavailable') {
+        clearTimeout(timer);
+        child.off('exit', onEarlyExit);
+        return reject(new ServerUnavailableError(`${name}: ${message.reason}`));
+      }
       if (message.type !== 'ready') return fail(`sent ${message.type} before ready`);
       clearTimeout(timer);
       child.off('exit', onEarlyExit);
       const ask = askerOf(child, name, () => output);
       resolve({
         ...message.endpoint,
+        ...(message.storePrefix === undefined ? {} : { storePrefix: message.storePrefix }),
         async cpuMicros() {
           const reply = await ask({ type: 'cpu-usage' });
           return reply.type === 'cpu-usage' ? reply.micros : Number.NaN;
         },
-        async mint(grant, count) {
-          const reply = await ask({ type: 'mint', grant, count });
+        async counters() {
+          const reply = await ask({ type: 'counters' });
+          return reply.type === 'counters' ? reply.counters : {};
+        },
+        async mint(kind, count) {
+          const reply = await ask({ type: 'mint', kind, count });
           if (reply.type !== 'mint') throw new Error(`${name} answered ${reply.type} to mint`);
-          if ('error' in reply) throw new Error(`${name} could not mint ${grant}: ${reply.error}`);
+          if ('error' in reply) throw new Error(`${name} could not mint ${kind}: ${reply.error}`);
           if (reply.credentials.length !== count) {
-            throw new Error(`${name} minted ${reply.credentials.length} of ${count} ${grant}`);
+            throw new Error(`${name} minted ${reply.credentials.length} of ${count} ${kind}`);
           }
           return reply.credentials;
         },

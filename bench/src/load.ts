@@ -1,6 +1,6 @@
 /// <reference path="./autocannon.d.ts" />
 import autocannon, { type Instance, type Result } from 'autocannon';
-import { TOKEN_REQUEST_HEADERS, type TokenEndpoint } from './token-request.js';
+import { TOKEN_REQUEST_HEADERS } from './token-request.js';
 
 export interface LoadSettings {
   readonly connections: number;
@@ -9,10 +9,14 @@ export interface LoadSettings {
 }
 
 /**
- * What each request sends: one fixed body, or a pool of bodies of which each is sent once (one
- * per one-time credential), built before the load so the load generator only picks the next.
+ * What each request sends, built before the load so the load generator only picks the next: one
+ * fixed body; a pool of bodies of which each is sent once (one per one-time credential); or a
+ * few bodies sent in turn (reusable credentials, such as the ID tokens naming CIBA's user).
  */
-export type RequestBodies = string | readonly Buffer[];
+export type RequestBodies =
+  | { readonly kind: 'fixed'; readonly body: string }
+  | { readonly kind: 'one-time'; readonly pool: readonly Buffer[] }
+  | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] };
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -29,26 +33,43 @@ export class PoolExhaustedError extends Error {
 }
 
 /**
- * Sends the token request as fast as `connections` keep-alive connections allow for `duration`.
- * With a pool of bodies, every request takes the next one; if the pool runs dry the run is
- * stopped and rejected with PoolExhaustedError rather than measuring the errors that would follow.
+ * POSTs urlencoded forms to `url` as fast as `connections` keep-alive connections allow for
+ * `duration`. With a pool of one-time bodies, every request takes the next one; if the pool runs
+ * dry the run is stopped and rejected with PoolExhaustedError rather than measuring the errors
+ * that would follow.
  */
 export async function applyLoad(
-  endpoint: TokenEndpoint,
+  url: string,
   settings: LoadSettings,
   bodies: RequestBodies,
 ): Promise<LoadResult> {
   const options = {
-    url: endpoint.baseUrl + endpoint.tokenPath,
+    url,
     method: 'POST',
     headers: TOKEN_REQUEST_HEADERS,
     connections: settings.connections,
     duration: settings.duration,
   };
   let result: Result;
-  if (typeof bodies === 'string') {
-    result = await autocannon({ ...options, body: bodies });
+  if (bodies.kind === 'fixed') {
+    result = await autocannon({ ...options, body: bodies.body });
+  } else if (bodies.kind === 'in-turn') {
+    const { bodies: inTurn } = bodies;
+    if (inTurn.length === 0) throw new Error('no request bodies to send in turn');
+    let next = 0;
+    result = await autocannon({
+      ...options,
+      requests: [
+        {
+          setupRequest(request) {
+            request.body = inTurn[next++ % inTurn.length];
+            return request;
+          },
+        },
+      ],
+    });
   } else {
+    const { pool } = bodies;
     let next = 0;
     let dry = false;
     // Assigned once autocannon returns; its connections already ask for bodies before that.
@@ -58,7 +79,7 @@ export async function applyLoad(
       requests: [
         {
           setupRequest(request) {
-            const body = bodies[next++];
+            const body = pool[next++];
             if (body === undefined) {
               // Autocannon only stops at its next one-second tick: until then, requests get a
               // body no server accepts, and the run is rejected below.
@@ -75,7 +96,7 @@ export async function applyLoad(
     result = await run;
     if (dry) {
       throw new PoolExhaustedError(
-        `the pool of ${bodies.length} one-time requests ran dry before the ${settings.duration} s ` +
+        `the pool of ${pool.length} one-time requests ran dry before the ${settings.duration} s ` +
           'run ended; set BENCH_POOL_RATE above the rate the server reaches',
       );
     }

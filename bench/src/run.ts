@@ -1,26 +1,27 @@
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
-import { launchServer } from './launch.js';
-import { applyLoad, type RequestBodies } from './load.js';
-import { type Measurement, ratioLines, resultTable, SERVER_LABELS } from './report.js';
-import { SCENARIOS } from './scenarios.js';
-import type { ServerName } from './server-names.js';
-import { readSettings } from './settings.js';
+import { launchServer, ServerUnavailableError } from './launch.js';
+import { applyLoad } from './load.js';
 import {
-  checkSpent,
-  checkTokenEndpoint,
-  type GrantType,
-  isUserGrant,
-  TOKEN_REQUEST_BODY,
-  tokenRequestBody,
-} from './token-request.js';
+  type Measurement,
+  ratioLines,
+  resultTable,
+  SERVER_LABELS,
+  storeOpLines,
+} from './report.js';
+import { scenarioRequests } from './scenario-requests.js';
+import { SCENARIOS, type ScenarioName } from './scenarios.js';
+import type { ServerName } from './server-names.js';
+import type { ServerCounters } from './servers/running-server.js';
+import { readSettings } from './settings.js';
 
 /**
- * `pnpm bench`: for each scenario (a token request of one grant), each server in its own child
- * process, load from this one. Every server is checked to answer a real token first, warmed up,
- * then measured with the same connections and duration. The user grants spend a one-time
- * credential per request: the server child mints a pool of them before the warm-up and another
- * before the measured run, outside the measured window.
+ * `pnpm bench`: for each scenario (a token request of one grant, or a CIBA initiation), each
+ * server in its own child process, load from this one. Every server is checked to answer the
+ * scenario's request correctly first, warmed up, then measured with the same connections and
+ * duration. The user grants spend a one-time credential per request: the server child mints a
+ * pool of them before the warm-up and another before the measured run, outside the measured
+ * window. A server whose service (PostgreSQL, Redis) does not answer is skipped with one line.
  */
 const settings = readSettings(process.env);
 console.log(`gatehouse bench ${new Date().toISOString()}`);
@@ -31,70 +32,90 @@ console.log(
 );
 
 const invalid: string[] = [];
+const skipped: string[] = [];
 for (const scenario of settings.scenarios) {
   const servers = settings.servers.filter((name) => SCENARIOS.get(scenario)?.includes(name));
   if (servers.length === 0) continue;
   console.log(`\n== ${scenario}`);
   const results = new Map<ServerName, Measurement>();
   for (const name of servers) {
-    const measured = await measure(scenario, name);
+    const measured = await measure(scenario, name).catch((error: unknown) => {
+      if (!(error instanceof ServerUnavailableError)) throw error;
+      console.log(`SKIPPED ${error.message}`);
+      skipped.push(`${name} (${scenario})`);
+      return undefined;
+    });
+    if (!measured) continue;
     results.set(name, measured);
     console.log(`measured ${SERVER_LABELS[name]}: ${Math.round(measured.requestsPerSecond)} req/s`);
     if (measured.failures > 0) invalid.push(`${name} (${scenario})`);
   }
+  if (results.size === 0) continue;
   console.log(`\n${resultTable(results)}\n`);
-  for (const line of ratioLines(scenario, results)) console.log(line);
+  for (const line of [...ratioLines(scenario, results), ...storeOpLines(scenario, results)])
+    console.log(line);
 }
 
 if (settings.cpuProfileDir)
   console.log(`\nCPU profiles written to ${settings.cpuProfileDir}/<scenario>/<server>.cpuprofile`);
+if (skipped.length > 0)
+  console.log(`\nskipped, their service not answering: ${skipped.join(', ')}`);
 if (invalid.length > 0) {
   console.error(`\ninvalid run: ${invalid.join(', ')} answered errors under load`);
   process.exitCode = 1;
 }
 
-async function measure(scenario: GrantType, name: ServerName): Promise<Measurement> {
+async function measure(scenario: ScenarioName, name: ServerName): Promise<Measurement> {
   const server = await launchServer(name);
   try {
-    /** The bodies of a run of `seconds`: the fixed one, or one per credential of a fresh pool. */
-    const bodiesFor = async (seconds: number): Promise<RequestBodies> => {
-      if (!isUserGrant(scenario)) return TOKEN_REQUEST_BODY;
-      const count = seconds * settings.poolRate + settings.connections;
-      const started = performance.now();
-      const credentials = await server.mint(scenario, count);
-      const elapsed = (performance.now() - started) / 1000;
-      console.log(`${name}: minted ${count} ${scenario} credentials in ${elapsed.toFixed(1)} s`);
-      return credentials.map((credential) => Buffer.from(tokenRequestBody(scenario, credential)));
-    };
-
-    if (isUserGrant(scenario)) {
-      const [credential = ''] = await server.mint(scenario, 1);
-      await checkTokenEndpoint(server, scenario, credential);
-      await checkSpent(server, scenario, credential);
-    } else {
-      await checkTokenEndpoint(server);
-    }
+    const requests = scenarioRequests(scenario, server, settings, (line) =>
+      console.log(`${name}: ${line}`),
+    );
+    await requests.check();
     const load = { connections: settings.connections };
-    const warmupBodies = await bodiesFor(settings.warmup);
-    await applyLoad(server, { ...load, duration: settings.warmup }, warmupBodies);
-    const bodies = await bodiesFor(settings.duration);
+    const warmupBodies = await requests.bodiesFor(settings.warmup);
+    await applyLoad(requests.url, { ...load, duration: settings.warmup }, warmupBodies);
+    const bodies = await requests.bodiesFor(settings.duration);
 
     const { cpuProfileDir } = settings;
     if (cpuProfileDir) await server.startProfile();
+    const countersBefore = await server.counters();
     const serverCpuBefore = await server.cpuMicros();
     const loadCpuBefore = process.cpuUsage();
-    const result = await applyLoad(server, { ...load, duration: settings.duration }, bodies);
+    const result = await applyLoad(requests.url, { ...load, duration: settings.duration }, bodies);
     const loadCpu = process.cpuUsage(loadCpuBefore);
     const serverCpuMicros = (await server.cpuMicros()) - serverCpuBefore;
+    const countersAfter = await server.counters();
     if (cpuProfileDir)
       await server.stopProfile(join(cpuProfileDir, scenario, `${name}.cpuprofile`));
-    const requests = Math.max(1, result.ok + result.failures);
+    const answered = Math.max(1, result.ok + result.failures);
+    const storeOps = storeOpsPerRequest(countersBefore, countersAfter);
     return {
       ...result,
-      serverCpuMicrosPerRequest: serverCpuMicros / requests,
-      loadCpuMicrosPerRequest: (loadCpu.user + loadCpu.system) / requests,
+      serverCpuMicrosPerRequest: serverCpuMicros / answered,
+      loadCpuMicrosPerRequest: (loadCpu.user + loadCpu.system) / answered,
+      ...(storeOps ? { storeOpsPerRequest: storeOps } : {}),
     };
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The store calls per method made between two counts, per request the server counted as
+ * answered in between (ours counts both once idle, so in-flight requests at either end cannot
+ * skew the figure); undefined for servers that count neither.
+ */
+function storeOpsPerRequest(
+  before: ServerCounters,
+  after: ServerCounters,
+): Record<string, number> | undefined {
+  if (!after.storeOps || after.requests === undefined) return undefined;
+  const requests = Math.max(1, after.requests - (before.requests ?? 0));
+  return Object.fromEntries(
+    Object.entries(after.storeOps).map(([method, count]) => [
+      method,
+      (count - (before.storeOps?.[method] ?? 0)) / requests,
+    ]),
+  );
 }

@@ -1,18 +1,23 @@
 import type { ServerName } from './server-names.js';
 import type { GrantType } from './token-request.js';
 
+/** A benchmarked request: a token request of one grant, or a CIBA initiation. */
+export type ScenarioName = GrantType | 'ciba_initiation';
+
 /**
- * The benchmarked token requests, one per grant, and the servers measured on each. The ceiling
- * answers client_credentials only: its fixed answer is a floor for that request, not for a code
- * exchange or a refresh, whose cost is mostly the tokens the ceiling would not issue.
+ * The benchmarked requests and the servers measured on each. The ceiling answers
+ * client_credentials only: its fixed answer is a floor for that request, not for a code exchange
+ * or a refresh, whose cost is mostly the tokens the ceiling would not issue. Ours on PostgreSQL
+ * and on Redis take the two requests the shared-store issue sets targets for.
  */
-export const SCENARIOS: ReadonlyMap<GrantType, readonly ServerName[]> = new Map([
-  ['client_credentials', ['ours', 'ceiling', 'oidc-provider']],
-  ['authorization_code', ['ours', 'oidc-provider']],
+export const SCENARIOS: ReadonlyMap<ScenarioName, readonly ServerName[]> = new Map([
+  ['client_credentials', ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider']],
+  ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
   ['refresh_token', ['ours', 'oidc-provider']],
+  ['ciba_initiation', ['ours', 'oidc-provider']],
 ]);
 
-export const SCENARIO_NAMES: readonly GrantType[] = [...SCENARIOS.keys()];
+export const SCENARIO_NAMES: readonly ScenarioName[] = [...SCENARIOS.keys()];
 
-export const isScenarioName = (value: string): value is GrantType =>
+export const isScenarioName = (value: string): value is ScenarioName =>
   (SCENARIO_NAMES as readonly string[]).includes(value);

@@ -1,6 +1,33 @@
 /** The benchmarked servers. Kept apart from their code so the load process never loads them. */
-export const SERVER_NAMES = ['ours', 'ceiling', 'oidc-provider'] as const;
+export const SERVER_NAMES = [
+  'ours',
+  'ours-postgres',
+  'ours-redis',
+  'ceiling',
+  'oidc-provider',
+] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 
 export const isServerName = (value: string): value is ServerName =>
   (SERVER_NAMES as readonly string[]).includes(value);
+
+/** A service a store server needs, and where the bench looks for it. */
+export interface BenchService {
+  /** Shown in the skip line: `PostgreSQL`. */
+  readonly name: string;
+  /** The environment variable that overrides `defaultUrl`. */
+  readonly envVar: string;
+  readonly defaultUrl: string;
+}
+
+/** Ours on a shared store: the same server as `ours`, on the store of a service it must reach. */
+export const STORE_SERVICES = {
+  'ours-postgres': {
+    name: 'PostgreSQL',
+    envVar: 'BENCH_POSTGRES_URL',
+    defaultUrl: 'postgres://postgres@127.0.0.1:5432/test',
+  },
+  'ours-redis': { name: 'Redis', envVar: 'BENCH_REDIS_URL', defaultUrl: 'redis://127.0.0.1:6379' },
+} as const satisfies Partial<Record<ServerName, BenchService>>;
+
+export type StoreServerName = keyof typeof STORE_SERVICES;

@@ -4,23 +4,33 @@ import { dirname } from 'node:path';
 import type { ChildMessage, ParentMessage } from './ipc.js';
 import { isServerName } from './server-names.js';
 import { SERVERS } from './servers/index.js';
+import type { RunningServer } from './servers/running-server.js';
+import { ServiceUnavailableError } from './servers/stores.js';
 
 /**
  * Child-process entry: starts the server named in argv, reports its endpoint to the parent over
- * IPC, answers CPU-usage queries, mints one-time credentials when asked (one batch at a time, in
- * order), profiles its main thread between two messages, and closes the server when told to stop.
+ * IPC (or that a service it needs does not answer), answers CPU-usage and counter queries, mints
+ * credentials when asked (one batch at a time, in order), profiles its main thread between two
+ * messages, and closes the server (and removes what it stored) when told to stop.
  */
 const name = process.argv[2] ?? '';
 if (!isServerName(name) || !process.send) {
   console.error(`usage: forked with IPC and one of ${[...SERVERS.keys()].join(', ')}`);
   process.exit(2);
 }
-const start = SERVERS.get(name);
-const server = await start?.();
-if (!server) throw new Error(`no server ${name}`);
-const { baseUrl, tokenPath, jwksPath } = server;
 const reply = (message: ChildMessage) => process.send?.(message);
-reply({ type: 'ready', endpoint: { baseUrl, tokenPath, ...(jwksPath ? { jwksPath } : {}) } });
+const server = await startOrReport(SERVERS.get(name));
+const { baseUrl, tokenPath, jwksPath, backchannelPath, storePrefix } = server;
+reply({
+  type: 'ready',
+  endpoint: {
+    baseUrl,
+    tokenPath,
+    ...(jwksPath ? { jwksPath } : {}),
+    ...(backchannelPath ? { backchannelPath } : {}),
+  },
+  ...(storePrefix ? { storePrefix } : {}),
+});
 
 let minting = Promise.resolve();
 let profiler: Session | undefined;
@@ -28,11 +38,13 @@ process.on('message', async (message: ParentMessage) => {
   if (message.type === 'cpu-usage') {
     const { user, system } = process.cpuUsage();
     reply({ type: 'cpu-usage', micros: user + system });
+  } else if (message.type === 'counters') {
+    reply({ type: 'counters', counters: (await server.counters?.()) ?? {} });
   } else if (message.type === 'mint') {
     minting = minting.then(async () => {
       try {
         if (!server.mint) throw new Error(`${name} answers client_credentials only`);
-        reply({ type: 'mint', credentials: await server.mint(message.grant, message.count) });
+        reply({ type: 'mint', credentials: await server.mint(message.kind, message.count) });
       } catch (error) {
         reply({ type: 'mint', error: error instanceof Error ? error.message : String(error) });
       }
@@ -55,3 +67,20 @@ process.on('message', async (message: ParentMessage) => {
     process.disconnect();
   }
 });
+
+/**
+ * Starts the server; when a service it needs does not answer, tells the parent why and exits
+ * once the message is out, never resolving.
+ */
+async function startOrReport(start?: () => Promise<RunningServer>): Promise<RunningServer> {
+  if (!start) throw new Error(`no server ${name}`);
+  try {
+    return await start();
+  } catch (error) {
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+    process.send?.({ type: 'unavailable', reason: error.message } satisfies ChildMessage, () =>
+      process.exit(0),
+    );
+    return new Promise<never>(() => {});
+  }
+}

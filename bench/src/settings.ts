@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
-import { isScenarioName, SCENARIO_NAMES } from './scenarios.js';
+import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 import { isServerName, SERVER_NAMES, type ServerName } from './server-names.js';
-import type { GrantType } from './token-request.js';
 
 export interface BenchSettings {
-  readonly scenarios: readonly GrantType[];
+  readonly scenarios: readonly ScenarioName[];
   readonly servers: readonly ServerName[];
   readonly connections: number;
   /** Seconds measured per server. */

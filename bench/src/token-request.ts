@@ -30,6 +30,12 @@ export const TOKEN_REQUEST_HEADERS = {
 export type GrantType = 'client_credentials' | UserGrantType;
 export type UserGrantType = 'authorization_code' | 'refresh_token';
 
+/**
+ * What a server child mints for the web client before any load: one-time credentials of a user
+ * grant, or ID tokens of the bench user to name them in CIBA requests (reusable).
+ */
+export type CredentialKind = UserGrantType | 'id_token_hint';
+
 export const isUserGrant = (grant: GrantType): grant is UserGrantType =>
   grant !== 'client_credentials';
 
@@ -71,6 +77,8 @@ export interface TokenEndpoint {
   readonly tokenPath: string;
   /** Set for servers that issue ES256 JWT access tokens verifiable against this JWKS. */
   readonly jwksPath?: string;
+  /** The CIBA backchannel authentication endpoint (`{issuer}/bc-authorize`), where there is one. */
+  readonly backchannelPath?: string;
 }
 
 export interface CheckedToken {
@@ -138,14 +146,14 @@ export async function checkSpent(
   }
 }
 
-async function postToken(endpoint: TokenEndpoint, body: string) {
-  const response = await fetch(`${endpoint.baseUrl}${endpoint.tokenPath}`, {
-    method: 'POST',
-    headers: TOKEN_REQUEST_HEADERS,
-    body,
-  });
+/** POSTs an urlencoded form (a token request, a CIBA initiation) and reads the answer. */
+export async function postForm(url: string, body: string) {
+  const response = await fetch(url, { method: 'POST', headers: TOKEN_REQUEST_HEADERS, body });
   return { status: response.status, text: await response.text() };
 }
+
+const postToken = (endpoint: TokenEndpoint, body: string) =>
+  postForm(endpoint.baseUrl + endpoint.tokenPath, body);
 
 async function jwks(endpoint: TokenEndpoint & { jwksPath?: string }) {
   const keys = (await (await fetch(endpoint.baseUrl + endpoint.jwksPath)).json()) as JSONWebKeySet;

@@ -1,18 +1,39 @@
-import { decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LaunchedServer, launchServer } from '../../bench/src/launch.js';
-import { SERVER_NAMES, type ServerName } from '../../bench/src/server-names.js';
-import { checkSpent, checkTokenEndpoint } from '../../bench/src/token-request.js';
+import {
+  BENCH_CIBA_INTERVAL,
+  checkCibaInitiation,
+  cibaRequestBody,
+} from '../../bench/src/ciba-request.js';
+import {
+  type LaunchedServer,
+  launchServer,
+  ServerUnavailableError,
+} from '../../bench/src/launch.js';
+import { type ServerName, STORE_SERVICES } from '../../bench/src/server-names.js';
+import {
+  BENCH_USER,
+  BENCH_WEB_CLIENT_ID,
+  checkSpent,
+  checkTokenEndpoint,
+  postForm,
+  TOKEN_REQUEST_BODY,
+} from '../../bench/src/token-request.js';
+import { freePort } from '../support/ports.js';
+import { countRedisKeys, sql } from '../support/service-admin.js';
+import { POSTGRES, REDIS, serviceUrl } from '../support/services.js';
 
 /**
  * `pnpm bench` without the load: every benchmarked server starts in its own process the way the
- * bench starts it and answers each of its scenarios' token requests once with real tokens.
+ * bench starts it and answers each of its scenarios' requests once, correctly.
  */
 describe('bench servers', () => {
   const servers = new Map<ServerName, LaunchedServer>();
   beforeAll(async () => {
     const launched = await Promise.all(
-      SERVER_NAMES.map(async (name) => [name, await launchServer(name)] as const),
+      (['ours', 'ceiling', 'oidc-provider'] as const).map(
+        async (name) => [name, await launchServer(name)] as const,
+      ),
     );
     for (const [name, server] of launched) servers.set(name, server);
   });
@@ -103,9 +124,116 @@ describe('bench servers', () => {
     });
   });
 
+  describe.each(['ours', 'oidc-provider'] as const)('%s, CIBA initiation', (name) => {
+    it('mints ID tokens of the bench user for the web client, which name the user in an initiation', async () => {
+      const server = started(name);
+      const hints = await server.mint('id_token_hint', 2);
+      expect(new Set(hints).size).toBe(2);
+      for (const hint of hints) {
+        expect(decodeProtectedHeader(hint)).toMatchObject({ alg: 'ES256' });
+        expect(decodeJwt(hint)).toMatchObject({ sub: BENCH_USER, aud: BENCH_WEB_CLIENT_ID });
+      }
+      const before = (await server.counters()).pushes ?? 0;
+      const [first, second] = await Promise.all(
+        [hints[0], hints[0], hints[1]].map((hint) => checkCibaInitiation(server, hint ?? '')),
+      );
+      expect(first?.interval).toBe(name === 'ours' ? BENCH_CIBA_INTERVAL : undefined);
+      expect(first?.authReqId).not.toBe(second?.authReqId);
+      // Every accepted initiation reached the (no-op) authenticator push, once.
+      expect((await server.counters()).pushes).toBe(before + 3);
+    });
+
+    it('refuses login_hint: the id_token_hint is the only way to name the user', async () => {
+      const server = started(name);
+      const body = new URLSearchParams(cibaRequestBody('x'));
+      body.delete('id_token_hint');
+      body.set('login_hint', BENCH_USER);
+      const { status, text } = await postForm(
+        `${server.baseUrl}${server.backchannelPath}`,
+        body.toString(),
+      );
+      expect({ status, error: JSON.parse(text).error }).toEqual({
+        status: 400,
+        error: 'invalid_request',
+      });
+    });
+
+    it('the pre-flight check refuses an initiation the server refuses', async () => {
+      const server = started(name);
+      const [code = ''] = await server.mint('authorization_code', 1);
+      await expect(checkCibaInitiation(server, code)).rejects.toThrow(/answered 400/);
+    });
+  });
+
   it('the ceiling mints nothing: it takes part in client_credentials only', async () => {
     await expect(started('ceiling').mint('authorization_code', 1)).rejects.toThrow(
       /client_credentials only/,
+    );
+  });
+});
+
+/**
+ * Ours on PostgreSQL and on Redis, each in a table or under a key prefix of its own, removed when
+ * the server stops. Skipped with one loud line when the service is absent (failing under CI=true).
+ */
+const storeServers = [
+  { name: 'ours-postgres', service: POSTGRES, url: await serviceUrl(POSTGRES) },
+  { name: 'ours-redis', service: REDIS, url: await serviceUrl(REDIS) },
+] as const;
+
+describe.each(storeServers)('bench server $name', ({ name, service, url }) => {
+  const { envVar } = STORE_SERVICES[name];
+  /** Whether anything is left under the server's prefix. */
+  const leftOver = async (prefix: string, serviceUrl: string) =>
+    name === 'ours-postgres'
+      ? (
+          await sql(serviceUrl, 'SELECT to_regclass($1) IS NOT NULL AS found', [`${prefix}records`])
+        )[0]?.found === true
+      : (await countRedisKeys(serviceUrl, prefix)) > 0;
+
+  describe.skipIf(!url)(`on ${service.name}`, () => {
+    let server: LaunchedServer;
+    beforeAll(async () => {
+      server = await launchServer(name, { [envVar]: url ?? '' });
+    });
+    afterAll(() => server?.stop());
+
+    it('issues a client_credentials token with one store write, counted', async () => {
+      // A real token first; the server's first request also makes its signing key.
+      await checkTokenEndpoint(server);
+      const before = await server.counters();
+      const { status } = await postForm(server.baseUrl + server.tokenPath, TOKEN_REQUEST_BODY);
+      expect(status).toBe(200);
+      const after = await server.counters();
+      expect(after.requests).toBe((before.requests ?? 0) + 1);
+      const calls = Object.entries(after.storeOps ?? {})
+        .map(([method, count]) => [method, count - (before.storeOps?.[method] ?? 0)] as const)
+        .filter(([, count]) => count > 0);
+      expect(Object.fromEntries(calls)).toEqual({ set: 1 });
+    });
+
+    it('mints codes that are exchanged once, then refused', async () => {
+      const [code = ''] = await server.mint('authorization_code', 1);
+      await checkTokenEndpoint(server, 'authorization_code', code);
+      await checkSpent(server, 'authorization_code', code);
+    });
+
+    it('stops, removing everything it stored', async () => {
+      const prefix = server.storePrefix ?? '';
+      expect(prefix).toMatch(/^bench_[0-9a-f]{10}_/);
+      expect(await leftOver(prefix, url ?? '')).toBe(true);
+      await server.stop();
+      expect(await leftOver(prefix, url ?? '')).toBe(false);
+    });
+  });
+
+  it(`is skipped by the bench when ${service.name} does not answer`, async () => {
+    const nowhere = new URL(service.defaultUrl);
+    nowhere.port = String(await freePort());
+    const launched = launchServer(name, { [envVar]: nowhere.href });
+    await expect(launched).rejects.toThrow(ServerUnavailableError);
+    await expect(launched).rejects.toThrow(
+      `${name}: ${service.name} does not answer at 127.0.0.1:${nowhere.port}`,
     );
   });
 });

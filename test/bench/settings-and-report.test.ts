@@ -1,26 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { type Measurement, ratioLines } from '../../bench/src/report.js';
+import { type Measurement, ratioLines, storeOpLines } from '../../bench/src/report.js';
 import type { ServerName } from '../../bench/src/server-names.js';
 import { readSettings } from '../../bench/src/settings.js';
 
 describe('bench settings', () => {
   it('runs every scenario on every server by default', () => {
     expect(readSettings({})).toMatchObject({
-      scenarios: ['client_credentials', 'authorization_code', 'refresh_token'],
-      servers: ['ours', 'ceiling', 'oidc-provider'],
+      scenarios: ['client_credentials', 'authorization_code', 'refresh_token', 'ciba_initiation'],
+      servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
       poolRate: 12_000,
     });
   });
 
   it('BENCH_SCENARIOS and BENCH_SERVERS pick subsets in the order given', () => {
     const settings = readSettings({
-      BENCH_SCENARIOS: 'refresh_token, authorization_code',
-      BENCH_SERVERS: 'oidc-provider,ours',
+      BENCH_SCENARIOS: 'refresh_token, ciba_initiation',
+      BENCH_SERVERS: 'oidc-provider,ours-redis',
       BENCH_POOL_RATE: '5000',
     });
     expect(settings).toMatchObject({
-      scenarios: ['refresh_token', 'authorization_code'],
-      servers: ['oidc-provider', 'ours'],
+      scenarios: ['refresh_token', 'ciba_initiation'],
+      servers: ['oidc-provider', 'ours-redis'],
       poolRate: 5000,
     });
   });
@@ -55,9 +55,9 @@ describe('bench ratios', () => {
   it('client_credentials: ratios against its targets, and the CPU-per-request ratio', () => {
     expect(ratioLines('client_credentials', results)).toEqual([
       'ours / ceiling           0.45   target >= 0.6   MISS',
-      '  server CPU per request, ceiling / ours        0.33',
+      '  server CPU per request, ceiling / ours          0.33',
       'ours / oidc-provider     3.60   target >= 3     PASS',
-      '  server CPU per request, oidc-provider / ours   4.00',
+      '  server CPU per request, oidc-provider / ours    4.00',
     ]);
   });
 
@@ -68,7 +68,66 @@ describe('bench ratios', () => {
     );
     expect(lines).toEqual([
       'ours / oidc-provider     3.60   (no target)',
-      '  server CPU per request, oidc-provider / ours   4.00',
+      '  server CPU per request, oidc-provider / ours    4.00',
+    ]);
+  });
+
+  const onStores = (redis: number, postgres: number) =>
+    new Map<ServerName, Measurement>([
+      ['ours', measured(9000, 120)],
+      ['ours-postgres', measured(postgres, 300)],
+      ['ours-redis', measured(redis, 160)],
+    ]);
+
+  it('ours on a shared store is compared with ours in memory: Redis within 0.7 of it', () => {
+    expect(ratioLines('authorization_code', onStores(6300, 2700))).toEqual([
+      'ours-postgres / ours     0.30   (no target)',
+      '  server CPU per request, ours / ours-postgres    0.40',
+      'ours-redis / ours        0.70   target >= 0.7   PASS',
+      '  server CPU per request, ours / ours-redis       0.75',
+    ]);
+    expect(ratioLines('client_credentials', onStores(6290, 2700))[2]).toBe(
+      'ours-redis / ours        0.70   target >= 0.7   MISS',
+    );
+    // The refresh has no store rows, and no target for them.
+    expect(ratioLines('refresh_token', onStores(1000, 1000))[2]).toBe(
+      'ours-redis / ours        0.11   (no target)',
+    );
+  });
+});
+
+describe('bench store operations', () => {
+  const measured = (storeOpsPerRequest?: Record<string, number>): Measurement => ({
+    requestsPerSecond: 1000,
+    serverCpuMicrosPerRequest: 100,
+    loadCpuMicrosPerRequest: 30,
+    p50Ms: 1,
+    p99Ms: 2,
+    ok: 1000,
+    failures: 0,
+    ...(storeOpsPerRequest ? { storeOpsPerRequest } : {}),
+  });
+
+  it('client_credentials: at most one round trip per request on each shared store', () => {
+    const results = new Map<ServerName, Measurement>([
+      ['ours', measured({ set: 1, get: 0.00002 })],
+      ['ours-postgres', measured({ set: 1, get: 0.00002 })],
+      ['ours-redis', measured({ set: 1, get: 0.02 })],
+      ['oidc-provider', measured()],
+    ]);
+    expect(storeOpLines('client_credentials', results)).toEqual([
+      'ours store ops/req             1.00   (set 1.00, get <0.01)',
+      'ours-postgres store ops/req    1.00   target <= 1     PASS   (set 1.00, get <0.01)',
+      'ours-redis store ops/req       1.02   target <= 1     MISS   (set 1.00, get 0.02)',
+    ]);
+  });
+
+  it('the code exchange: the operations by method, no bound', () => {
+    const results = new Map<ServerName, Measurement>([
+      ['ours-redis', measured({ set: 2, consume: 1, get: 1, add: 0 })],
+    ]);
+    expect(storeOpLines('authorization_code', results)).toEqual([
+      'ours-redis store ops/req       4.00   (set 2.00, consume 1.00, get 1.00)',
     ]);
   });
 });

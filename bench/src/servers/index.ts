@@ -3,10 +3,16 @@ import { startCeiling } from './ceiling.js';
 import { startOidcProvider } from './oidc-provider.js';
 import { startOurs } from './ours.js';
 import type { RunningServer } from './running-server.js';
+import { postgresStore, redisStore } from './stores.js';
 
-/** Every benchmarked server by name: what a child process starts when the parent asks. */
+/**
+ * Every benchmarked server by name: what a child process starts when the parent asks. The store
+ * servers throw ServiceUnavailableError when their service does not answer.
+ */
 export const SERVERS: ReadonlyMap<ServerName, () => Promise<RunningServer>> = new Map([
-  ['ours', startOurs],
+  ['ours', () => startOurs()],
+  ['ours-postgres', async () => startOurs(await postgresStore())],
+  ['ours-redis', async () => startOurs(await redisStore())],
   ['ceiling', startCeiling],
   ['oidc-provider', startOidcProvider],
 ]);

@@ -11,6 +11,9 @@ declare module 'oidc-provider' {
   }
   type Model<Fields> = new (fields: Fields) => Saveable;
 
+  /** The OAuth errors its hooks throw to answer 400 with that error code. */
+  export const errors: { InvalidRequest: new (description: string) => Error };
+
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);
     callback(): (request: IncomingMessage, response: ServerResponse) => void;

@@ -2,8 +2,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import MemoryAdapter, { type AdapterStorage } from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { BENCH_CIBA_EXPIRES_IN, CIBA_GRANT_TYPE } from '../ciba-request.js';
 import {
   BENCH_CLIENT_ID,
   BENCH_CLIENT_SECRET,
@@ -16,6 +17,9 @@ import {
   BENCH_USER_SCOPE,
   BENCH_WEB_CLIENT_ID,
   BENCH_WEB_CLIENT_SECRET,
+  type CredentialKind,
+  TOKEN_REQUEST_HEADERS,
+  tokenRequestBody,
 } from '../token-request.js';
 import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
@@ -30,7 +34,10 @@ const SESSION_ID = 'bench-session';
  * resource (RFC 8707 resource indicators); and for the web client the code exchange with PKCE
  * S256 and the refresh_token grant with rotation, each answering an ES256 JWT access token for the
  * granted resource, an ES256 ID token and a (new) refresh token. Lifetimes are ours' defaults.
- * Its own in-memory adapter, over a storage that keeps every record (see UnboundedStorage).
+ * CIBA in poll mode as ours does it: the user named by an `id_token_hint` only (login hints and
+ * user codes refused), an authenticator push that does nothing but count, ours' expiry, and the
+ * endpoint at `{issuer}/bc-authorize`. Its own in-memory adapter, over a storage that keeps every
+ * record (see UnboundedStorage).
  */
 export async function startOidcProvider(): Promise<RunningServer> {
   const server = createServer();
@@ -39,6 +46,7 @@ export async function startOidcProvider(): Promise<RunningServer> {
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const storage = new UnboundedStorage();
+  let pushes = 0;
   const provider = new Provider(issuer, {
     adapter: (model: string) => new MemoryAdapter(model, storage),
     jwks: {
@@ -61,11 +69,12 @@ export async function startOidcProvider(): Promise<RunningServer> {
         client_id: BENCH_WEB_CLIENT_ID,
         client_secret: BENCH_WEB_CLIENT_SECRET,
         token_endpoint_auth_method: 'client_secret_post',
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', CIBA_GRANT_TYPE],
         response_types: ['code'],
         redirect_uris: [BENCH_REDIRECT_URI],
         scope: BENCH_USER_SCOPE,
         id_token_signed_response_alg: 'ES256',
+        backchannel_token_delivery_mode: 'poll',
       },
     ],
     scopes: ['openid', BENCH_SCOPE],
@@ -76,7 +85,13 @@ export async function startOidcProvider(): Promise<RunningServer> {
       IdToken: 3600,
       RefreshToken: 30 * DAY,
       Grant: 30 * DAY,
+      // Ours: `expires_in` unless the client asks for less or more, capped at `max_expires_in` (600).
+      BackchannelAuthenticationRequest: (ctx: { oidc?: { params?: Record<string, unknown> } }) => {
+        const requested = ctx.oidc?.params?.requested_expiry;
+        return requested === undefined ? BENCH_CIBA_EXPIRES_IN : Math.min(600, Number(requested));
+      },
     },
+    routes: { backchannel_authentication: '/bc-authorize' },
     pkce: { required: () => true },
     // Ours issues a refresh token to every client allowed the grant, and rotates it on every use.
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
@@ -85,6 +100,24 @@ export async function startOidcProvider(): Promise<RunningServer> {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      ciba: {
+        enabled: true,
+        deliveryModes: ['poll'],
+        processLoginHint: async () => {
+          throw new errors.InvalidRequest(NO_HINT_BUT_ID_TOKEN('login_hint'));
+        },
+        processLoginHintToken: async () => {
+          throw new errors.InvalidRequest(NO_HINT_BUT_ID_TOKEN('login_hint_token'));
+        },
+        verifyUserCode: async (_ctx: unknown, _account: unknown, userCode: unknown) => {
+          if (userCode !== undefined)
+            throw new errors.InvalidRequest(NO_HINT_BUT_ID_TOKEN('user_code'));
+        },
+        validateRequestContext: async () => {},
+        triggerAuthenticationDevice: async () => {
+          pushes++;
+        },
+      },
       resourceIndicators: {
         enabled: true,
         // Like ours: a token request without `resource` gets a token for the granted one.
@@ -101,16 +134,36 @@ export async function startOidcProvider(): Promise<RunningServer> {
     baseUrl: issuer,
     tokenPath: '/token',
     jwksPath: '/jwks',
-    mint: (grant, count) =>
-      mintMany(
-        count,
-        grant === 'authorization_code' ? () => mintCode(provider) : () => mintRefresh(provider),
-      ),
+    backchannelPath: '/bc-authorize',
+    mint: (kind, count) => mintMany(count, minter(provider, issuer, kind)),
+    counters: () => ({ pushes }),
     close: () =>
       new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       ),
   };
+}
+
+const NO_HINT_BUT_ID_TOKEN = (parameter: string) =>
+  `${parameter} is not supported: the user is identified by id_token_hint`;
+
+function minter(provider: Provider, issuer: string, kind: CredentialKind): () => Promise<string> {
+  if (kind === 'authorization_code') return () => mintCode(provider);
+  if (kind === 'refresh_token') return () => mintRefresh(provider);
+  return () => mintIdToken(provider, issuer);
+}
+
+/** An ID token of the bench user for the web client, from a real code exchange at its token endpoint. */
+async function mintIdToken(provider: Provider, issuer: string): Promise<string> {
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: TOKEN_REQUEST_HEADERS,
+    body: tokenRequestBody('authorization_code', await mintCode(provider)),
+  });
+  const text = await response.text();
+  const idToken = response.status === 200 ? JSON.parse(text).id_token : undefined;
+  if (typeof idToken !== 'string') throw new Error(`the code exchange gave no id_token: ${text}`);
+  return idToken;
 }
 
 /**

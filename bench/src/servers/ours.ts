@@ -1,7 +1,13 @@
-import { createProvider, type GatehouseResponse, type Provider } from '@gatehouse/core';
+import {
+  type AuthenticatorPush,
+  createProvider,
+  type GatehouseResponse,
+  type Provider,
+} from '@gatehouse/core';
 import { gatehouse } from '@gatehouse/fastify';
 import { nodeCryptoSigner } from '@gatehouse/node-crypto';
 import Fastify from 'fastify';
+import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL, CIBA_GRANT_TYPE } from '../ciba-request.js';
 import {
   BENCH_CLIENT_ID,
   BENCH_CLIENT_SECRET,
@@ -14,12 +20,15 @@ import {
   BENCH_USER_SCOPE,
   BENCH_WEB_CLIENT_ID,
   BENCH_WEB_CLIENT_SECRET,
+  type CredentialKind,
   TOKEN_REQUEST_HEADERS,
   tokenRequestBody,
-  type UserGrantType,
 } from '../token-request.js';
+import { countedProvider } from './counted-provider.js';
+import { CountingStore } from './counting-store.js';
 import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
+import { type BenchStore, memoryStore } from './stores.js';
 
 const PREFIX = '/auth';
 const BASE_URL = `http://127.0.0.1${PREFIX}`;
@@ -28,15 +37,26 @@ const AUTHORIZE_PATH = `/oauth/${REALM}/authorize`;
 const TOKEN_PATH = `/oauth/${REALM}/token`;
 
 /**
- * Gatehouse as an application would embed it: Fastify adapter, in-memory store, node:crypto
- * signer, ES256 JWT access tokens with the `store` retention policy (every token is recorded).
- * Codes live 600 s (the longest allowed) so a pool minted before the run outlives the run.
+ * Gatehouse as an application would embed it: Fastify adapter, node:crypto signer, ES256 JWT
+ * access tokens with the `store` retention policy (every token is recorded), on `benchStore`
+ * (in memory unless given) through a CountingStore. Codes live 600 s (the longest allowed) so a
+ * pool minted before the run outlives the run. CIBA with an authenticator push that does nothing
+ * but count.
  */
-export async function startOurs(): Promise<RunningServer> {
+export async function startOurs(benchStore: BenchStore = memoryStore()): Promise<RunningServer> {
   const app = Fastify();
+  const store = new CountingStore(benchStore.store);
+  let pushes = 0;
+  const authenticatorPush: AuthenticatorPush = {
+    notify: async () => {
+      pushes++;
+    },
+  };
   const provider = createProvider({
     baseUrl: BASE_URL,
     signer: nodeCryptoSigner(),
+    store,
+    authenticatorPush,
     realms: [
       {
         name: REALM,
@@ -44,6 +64,7 @@ export async function startOurs(): Promise<RunningServer> {
         access_token_format: 'jwt',
         access_token_retention_policy: 'store',
         authorization_code_ttl: 600,
+        ciba: { interval: BENCH_CIBA_INTERVAL, expires_in: BENCH_CIBA_EXPIRES_IN },
         scopes: ['openid', BENCH_SCOPE],
         resources: [{ uri: BENCH_RESOURCE, client_id: 'bench-api', scopes: [BENCH_SCOPE] }],
         clients: [
@@ -62,7 +83,7 @@ export async function startOurs(): Promise<RunningServer> {
             application_type: 'web',
             redirect_uris: [BENCH_REDIRECT_URI],
             response_types: ['code'],
-            grant_types: ['authorization_code', 'refresh_token'],
+            grant_types: ['authorization_code', 'refresh_token', CIBA_GRANT_TYPE],
             scope: BENCH_USER_SCOPE,
             require_pkce: true,
           },
@@ -75,20 +96,31 @@ export async function startOurs(): Promise<RunningServer> {
       },
     ],
   });
-  await app.register(gatehouse, { provider, prefix: PREFIX });
+  const counted = countedProvider(provider);
+  await app.register(gatehouse, { provider: counted.provider, prefix: PREFIX });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   let browser: Promise<SignedInBrowser> | undefined;
   return {
     baseUrl,
     tokenPath: `${PREFIX}${TOKEN_PATH}`,
     jwksPath: `${PREFIX}/oauth/${REALM}/jwks`,
-    async mint(grant, count) {
+    backchannelPath: `${PREFIX}/oauth/${REALM}/bc-authorize`,
+    ...(benchStore.prefix === undefined ? {} : { storePrefix: benchStore.prefix }),
+    async mint(kind, count) {
       browser ??= signIn(provider);
-      return mintCredentials(provider, await browser, grant, count);
+      return mintCredentials(provider, await browser, kind, count);
+    },
+    async counters() {
+      await counted.idle();
+      return { storeOps: store.counts(), pushes, requests: counted.answered() };
     },
     async close() {
       await app.close();
-      await provider.close();
+      try {
+        await provider.close();
+      } finally {
+        await benchStore.cleanUp();
+      }
     },
   };
 }
@@ -153,7 +185,7 @@ async function signIn(provider: Provider): Promise<SignedInBrowser> {
 function mintCredentials(
   provider: Provider,
   browser: SignedInBrowser,
-  grant: UserGrantType,
+  kind: CredentialKind,
   count: number,
 ): Promise<string[]> {
   const mintCode = async () =>
@@ -165,8 +197,10 @@ function mintCredentials(
         headers: { cookie: browser.cookie },
       }),
     );
-  if (grant === 'authorization_code') return mintMany(count, mintCode);
-  // A refresh token only comes from a code exchange: the client's real first token request.
+  if (kind === 'authorization_code') return mintMany(count, mintCode);
+  // A refresh token or an ID token only comes from a code exchange: the client's real first
+  // token request.
+  const field = kind === 'refresh_token' ? 'refresh_token' : 'id_token';
   return mintMany(count, async () => {
     const response = await provider.handle({
       method: 'POST',
@@ -175,12 +209,11 @@ function mintCredentials(
       headers: { ...TOKEN_REQUEST_HEADERS },
       body: tokenRequestBody('authorization_code', await mintCode()),
     });
-    const refreshToken =
-      response.status === 200 ? JSON.parse(response.body ?? '{}').refresh_token : undefined;
-    if (typeof refreshToken !== 'string') {
-      throw new Error(`the code exchange gave no refresh token: ${describe(response)}`);
+    const token = response.status === 200 ? JSON.parse(response.body ?? '{}')[field] : undefined;
+    if (typeof token !== 'string') {
+      throw new Error(`the code exchange gave no ${field}: ${describe(response)}`);
     }
-    return refreshToken;
+    return token;
   });
 }
 

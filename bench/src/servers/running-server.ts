@@ -1,11 +1,30 @@
-import type { TokenEndpoint, UserGrantType } from '../token-request.js';
+import type { CredentialKind, TokenEndpoint } from '../token-request.js';
+
+/** What a server counted since it started, for the per-request columns and checks. */
+export interface ServerCounters {
+  /** Calls to its Store, per method (ours only). */
+  readonly storeOps?: Readonly<Record<string, number>>;
+  /** CIBA requests handed to its (no-op) authenticator push. */
+  readonly pushes?: number;
+  /**
+   * Requests it answered (ours only). Counted once no request is in flight, so the store
+   * operations above are exactly those of these requests (and of background work, such as the
+   * signing keys' refresh).
+   */
+  readonly requests?: number;
+}
 
 /** A benchmarked server listening on 127.0.0.1. */
 export interface RunningServer extends TokenEndpoint {
   /**
-   * Mints `count` one-time credentials of `grant` for the web client (see token-request.ts), each
-   * good for one token request. Absent on servers that only answer client_credentials.
+   * Mints `count` credentials of `kind` for the web client (see token-request.ts): one-time
+   * codes or refresh tokens, each good for one token request, or ID tokens of the bench user.
+   * Absent on servers that only answer client_credentials.
    */
-  mint?(grant: UserGrantType, count: number): Promise<string[]>;
+  mint?(kind: CredentialKind, count: number): Promise<string[]>;
+  /** What it counted so far; for ours, once no request is in flight. */
+  counters?(): ServerCounters | Promise<ServerCounters>;
+  /** The table or key prefix of this run in a shared store, removed again by `close`. */
+  readonly storePrefix?: string;
   close(): Promise<void>;
 }

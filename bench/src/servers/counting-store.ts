@@ -1,0 +1,71 @@
+import type { ConsumeResult, RecordKey, RecordOptions, Revised, Store } from '@gatehouse/core';
+
+/** The Store methods that reach the backing service: in PostgresStore and RedisStore each call is one round trip (docs/storage-and-keys.md), but for RedisStore's grant listings. */
+export type StoreMethod = Exclude<keyof Store, 'close'>;
+
+/**
+ * A Store that counts the calls the provider makes on another, per method, and otherwise
+ * passes everything through: what the bench reports as store operations per request.
+ */
+export class CountingStore implements Store {
+  readonly #store: Store;
+  readonly #counts = new Map<StoreMethod, number>();
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** The calls so far, per method (only the methods called). */
+  counts(): Record<string, number> {
+    return Object.fromEntries(this.#counts);
+  }
+
+  #count(method: StoreMethod): Store {
+    this.#counts.set(method, (this.#counts.get(method) ?? 0) + 1);
+    return this.#store;
+  }
+
+  get<T>(namespace: string, id: string): Promise<T | undefined> {
+    return this.#count('get').get<T>(namespace, id);
+  }
+
+  set<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<void> {
+    return this.#count('set').set(namespace, id, value, options);
+  }
+
+  add<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<boolean> {
+    return this.#count('add').add(namespace, id, value, options);
+  }
+
+  consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
+    return this.#count('consume').consume<T>(namespace, id);
+  }
+
+  read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
+    return this.#count('read').read<T>(namespace, id);
+  }
+
+  replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
+    return this.#count('replace').replace(namespace, id, revision, value);
+  }
+
+  delete(namespace: string, id: string): Promise<boolean> {
+    return this.#count('delete').delete(namespace, id);
+  }
+
+  listGrant(grantId: string): Promise<RecordKey[]> {
+    return this.#count('listGrant').listGrant(grantId);
+  }
+
+  revokeGrant(grantId: string): Promise<number> {
+    return this.#count('revokeGrant').revokeGrant(grantId);
+  }
+
+  ping(): Promise<void> {
+    return this.#count('ping').ping();
+  }
+
+  close(): Promise<void> {
+    return this.#store.close();
+  }
+}

@@ -1,0 +1,74 @@
+import { MemoryStore, type Store, StoreUnavailableError } from '@gatehouse/core';
+import { migrate, PostgresStore } from '@gatehouse/store-postgres';
+import { RedisStore } from '@gatehouse/store-redis';
+import {
+  deleteRedisKeys,
+  dropPostgresStore,
+  uniquePrefix,
+} from '../../../test/support/service-admin.js';
+import { type BenchService, STORE_SERVICES } from '../server-names.js';
+
+/** The store a server of ours runs on, and how to remove what the run left in it. */
+export interface BenchStore {
+  readonly store: Store;
+  /** The table or key prefix of this run in a shared service; undefined in memory. */
+  readonly prefix?: string;
+  /** After the store is closed: drops the run's table, or deletes its keys. */
+  cleanUp(): Promise<void>;
+}
+
+/** The service a store server needs does not answer: the bench skips that server. */
+export class ServiceUnavailableError extends Error {
+  override name = 'ServiceUnavailableError';
+}
+
+export function memoryStore(): BenchStore {
+  return { store: new MemoryStore(), cleanUp: async () => {} };
+}
+
+/**
+ * A PostgresStore with the package's default options (pool of 10, statements prepared), on a
+ * table of its own for this run, created by the package's `migrate`.
+ */
+export async function postgresStore(): Promise<BenchStore> {
+  const service = STORE_SERVICES['ours-postgres'];
+  const url = urlOf(service);
+  const tablePrefix = uniquePrefix('bench');
+  try {
+    await migrate({ connectionString: url, tablePrefix });
+  } catch (error) {
+    throw unreachable(service, url, error);
+  }
+  return {
+    store: new PostgresStore({ connectionString: url, tablePrefix }),
+    prefix: tablePrefix,
+    cleanUp: () => dropPostgresStore(url, tablePrefix),
+  };
+}
+
+/** A RedisStore with the package's default options, under a key prefix of its own for this run. */
+export async function redisStore(): Promise<BenchStore> {
+  const service = STORE_SERVICES['ours-redis'];
+  const url = urlOf(service);
+  const keyPrefix = `${uniquePrefix('bench')}:`;
+  const store = new RedisStore({ url, keyPrefix });
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close();
+    throw unreachable(service, url, error);
+  }
+  return { store, prefix: keyPrefix, cleanUp: () => deleteRedisKeys(url, keyPrefix) };
+}
+
+const urlOf = (service: BenchService) => process.env[service.envVar] || service.defaultUrl;
+
+function unreachable(service: BenchService, url: string, error: unknown): Error {
+  if (!(error instanceof StoreUnavailableError)) return error as Error;
+  // Host and port only: a URL may carry a password.
+  const { hostname, port } = new URL(url);
+  return new ServiceUnavailableError(
+    `${service.name} does not answer at ${hostname}${port ? `:${port}` : ''} ` +
+      `(${error.message}); start it there or set ${service.envVar}`,
+  );
+}
