@@ -4,21 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, chromiumInstalled, launchChromium } from '../support/chromium.js';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.js';
 import { basicAuthorization } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 
 const CLIENT_SECRET = 'browser-app-secret-0123456789abcdef';
 const PASSWORD = 'alice-browser-password';
 
-// Skipped only on a developer machine without Chromium; under CI (.ci/run installs it) a
-// missing browser fails the launch instead of passing silently.
-const skipped = !chromiumInstalled() && !process.env.CI;
-if (skipped) {
-  console.warn(
-    `[browser test] skipped: ${CHROMIUM} is missing (apt-get install chromium); .ci/run installs it`,
-  );
-}
+const skipped = skipWithoutChromium('browser test');
 
 /** A relying party's callback: answers a plain page and remembers nothing but the URL. */
 async function startCallback(): Promise<{ server: HttpServer; origin: string }> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionState } from '../../packages/core/src/sessions/session-state.js';
-import { chromiumInstalled, launchChromium } from '../support/chromium.js';
+import { launchChromium, skipWithoutChromium } from '../support/chromium.js';
 import { BASE_URL, createHarness, endpointPath, type Harness } from './harness.js';
 import { userSessions } from './user-session.js';
 
@@ -80,80 +80,83 @@ describe('the check_session_iframe page', () => {
  * script run, that the page may be framed, and that it reads the cookie and WebCrypto as the
  * Node test of the script assumes. Both origins are served by request interception.
  */
-describe.skipIf(!chromiumInstalled())('the check_session_iframe in Chromium', () => {
-  let browser: Browser;
-  let context: BrowserContext;
+describe.skipIf(skipWithoutChromium('check_session_iframe in Chromium'))(
+  'the check_session_iframe in Chromium',
+  () => {
+    let browser: Browser;
+    let context: BrowserContext;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    context = await browser.newContext();
-    await context.route(`${BASE_URL}/**`, async (route) => {
-      const request = route.request();
-      const url = new URL(request.url());
-      const response = await h.provider.handle({
-        method: request.method(),
-        path: url.pathname,
-        query: url.search.slice(1),
-        headers: await request.allHeaders(),
+    beforeAll(async () => {
+      browser = await launchChromium();
+      context = await browser.newContext();
+      await context.route(`${BASE_URL}/**`, async (route) => {
+        const request = route.request();
+        const url = new URL(request.url());
+        const response = await h.provider.handle({
+          method: request.method(),
+          path: url.pathname,
+          query: url.search.slice(1),
+          headers: await request.allHeaders(),
+        });
+        await route.fulfill({
+          status: response.status,
+          headers: response.headers,
+          body: response.body ?? '',
+        });
       });
-      await route.fulfill({
-        status: response.status,
-        headers: response.headers,
-        body: response.body ?? '',
-      });
-    });
-    await context.route(`${RP_ORIGIN}/**`, (route) =>
-      route.fulfill({
-        status: 200,
-        contentType: 'text/html',
-        body: `<!doctype html><title>Relying party</title><script>${RP_SCRIPT}</script>`,
-      }),
-    );
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  /** Frames the iframe in the relying party's page and posts each message, collecting the answers. */
-  async function ask(messages: string[]): Promise<unknown[]> {
-    const page = await context.newPage();
-    try {
-      await page.goto(`${RP_ORIGIN}/`);
-      const args = [`${h.issuer()}/session/check`, BASE_URL, messages].map((arg) =>
-        JSON.stringify(arg),
+      await context.route(`${RP_ORIGIN}/**`, (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: `<!doctype html><title>Relying party</title><script>${RP_SCRIPT}</script>`,
+        }),
       );
-      return await page.evaluate(`ask(${args.join(', ')})`);
-    } finally {
-      await page.close();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    /** Frames the iframe in the relying party's page and posts each message, collecting the answers. */
+    async function ask(messages: string[]): Promise<unknown[]> {
+      const page = await context.newPage();
+      try {
+        await page.goto(`${RP_ORIGIN}/`);
+        const args = [`${h.issuer()}/session/check`, BASE_URL, messages].map((arg) =>
+          JSON.stringify(arg),
+        );
+        return await page.evaluate(`ask(${args.join(', ')})`);
+      } finally {
+        await page.close();
+      }
     }
-  }
 
-  it('answers unchanged, changed and error as the session goes', async () => {
-    const { record } = await users.signIn();
-    const other = await users.signIn();
-    await context.addCookies([
-      {
-        name: 'gh_browser_state',
-        value: record.browserState,
-        domain: new URL(BASE_URL).hostname,
-        path: '/oauth/test',
-        secure: true,
-        sameSite: 'None',
-      },
-    ]);
-    const current = sessionState('web-app', `${RP_ORIGIN}/cb`, record.browserState);
-    const stale = sessionState('web-app', `${RP_ORIGIN}/cb`, other.record.browserState);
-    const elsewhere = sessionState(
-      'web-app',
-      'https://elsewhere.example.com/cb',
-      record.browserState,
-    );
-    expect(
-      await ask([`web-app ${current}`, `web-app ${stale}`, `web-app ${elsewhere}`, 'web-app']),
-    ).toEqual(['unchanged', 'changed', 'changed', 'error']);
+    it('answers unchanged, changed and error as the session goes', async () => {
+      const { record } = await users.signIn();
+      const other = await users.signIn();
+      await context.addCookies([
+        {
+          name: 'gh_browser_state',
+          value: record.browserState,
+          domain: new URL(BASE_URL).hostname,
+          path: '/oauth/test',
+          secure: true,
+          sameSite: 'None',
+        },
+      ]);
+      const current = sessionState('web-app', `${RP_ORIGIN}/cb`, record.browserState);
+      const stale = sessionState('web-app', `${RP_ORIGIN}/cb`, other.record.browserState);
+      const elsewhere = sessionState(
+        'web-app',
+        'https://elsewhere.example.com/cb',
+        record.browserState,
+      );
+      expect(
+        await ask([`web-app ${current}`, `web-app ${stale}`, `web-app ${elsewhere}`, 'web-app']),
+      ).toEqual(['unchanged', 'changed', 'changed', 'error']);
 
-    await context.clearCookies();
-    expect(await ask([`web-app ${current}`])).toEqual(['changed']);
-  });
-});
+      await context.clearCookies();
+      expect(await ask([`web-app ${current}`])).toEqual(['changed']);
+    });
+  },
+);

@@ -4,7 +4,21 @@ import { type Browser, chromium } from 'playwright-core';
 /** Where `apt-get install chromium` (and so .ci/run) puts it. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-export const chromiumInstalled = (): boolean => existsSync(CHROMIUM);
+const chromiumInstalled = (): boolean => existsSync(CHROMIUM);
+
+/**
+ * Whether a browser suite must be skipped: only on a developer machine without Chromium, with one
+ * line saying so. Under CI (.ci/run installs it) a missing browser fails the launch instead.
+ */
+export function skipWithoutChromium(suite: string): boolean {
+  const skip = !chromiumInstalled() && !process.env.CI;
+  if (skip) {
+    console.warn(
+      `[${suite}] skipped: ${CHROMIUM} is missing (apt-get install chromium); .ci/run installs it`,
+    );
+  }
+  return skip;
+}
 
 /** Headless Chromium, without a sandbox (containers) and without background traffic of its own. */
 export function launchChromium(): Promise<Browser> {
