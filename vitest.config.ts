@@ -12,12 +12,12 @@ const workspacePackages = [
   'store-postgres',
   'store-redis',
 ];
-const alias = Object.fromEntries(
-  workspacePackages.map((name) => [
-    `@gatehouse/${name}`,
-    fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url)),
-  ]),
-);
+// `@gatehouse-oidc/<name>` is packages/<name>/src/index.ts, a subpath entry such as
+// `@gatehouse-oidc/core/testing` is packages/core/src/testing/index.ts.
+const alias = workspacePackages.map((name) => ({
+  find: new RegExp(`^@gatehouse-oidc/${name}(/[\\w-]+)?$`),
+  replacement: fileURLToPath(new URL(`./packages/${name}/src$1/index.ts`, import.meta.url)),
+}));
 
 export default defineConfig({
   resolve: { alias },

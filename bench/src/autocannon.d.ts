@@ -14,6 +14,8 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Requests to send in all; overrides `duration`. */
+    amount?: number;
     pipelining?: number;
     /** Sent in turn by every connection; `setupRequest` runs before each send of its request. */
     requests?: Array<Request & { setupRequest?(request: Request): Request }>;
@@ -33,6 +35,7 @@ declare module 'autocannon' {
     timeouts: number;
     non2xx: number;
     '2xx': number;
+    '3xx': number;
   }
   /** A running benchmark: awaitable for its result, stoppable early. */
   export interface Instance extends PromiseLike<Result> {

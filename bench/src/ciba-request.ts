@@ -8,7 +8,10 @@ import {
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 /** Seconds a CIBA request waits for the user, on both servers (ours' default `expires_in`). */
 export const BENCH_CIBA_EXPIRES_IN = 120;
-/** Ours' default poll interval; oidc-provider sends none (CIBA Core §7.3: the client then uses 5). */
+/**
+ * Ours' default poll interval; oidc-provider sends none (CIBA Core 1.0 §7.3: the client then uses
+ * 5).
+ */
 export const BENCH_CIBA_INTERVAL = 5;
 /**
  * How many ID tokens of the bench user are minted to name them in CIBA requests; the requests

@@ -11,6 +11,10 @@ const TSCONFIG = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 
 export interface LaunchedServer extends TokenEndpoint {
+  /** The server process, for what is read from outside it (its resident memory). */
+  readonly pid: number;
+  /** Resolves when the server process exits, asked to or not. */
+  readonly exited: Promise<void>;
   /** CPU time (user + system, all threads) the server process has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
   /** What the server counted so far (store operations, authenticator pushes); empty for some. */
@@ -41,7 +45,7 @@ export class ServerUnavailableError extends Error {
 
 /**
  * Starts a benchmarked server in its own Node.js process, TypeScript sources run through tsx with
- * the bench tsconfig (so `@gatehouse/*` is the working tree, no build needed), with `env` added
+ * the bench tsconfig (so `@gatehouse-oidc/*` is the working tree, no build needed), with `env` added
  * to this process's environment. Rejects with ServerUnavailableError when a service the server
  * needs does not answer.
  */
@@ -87,6 +91,8 @@ export function launchServer(
       const ask = askerOf(child, name, () => output);
       resolve({
         ...message.endpoint,
+        pid: child.pid as number,
+        exited,
         ...(message.storePrefix === undefined ? {} : { storePrefix: message.storePrefix }),
         async cpuMicros() {
           const reply = await ask({ type: 'cpu-usage' });

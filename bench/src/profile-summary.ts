@@ -90,7 +90,7 @@ function origin(functionName: string, url: string): string {
     return scopeOrName?.startsWith('@') ? `${scopeOrName}/${name}` : (scopeOrName ?? url);
   }
   const packages = /\/packages\/([^/]+)\/src\/([^/]+)/.exec(url);
-  if (packages) return `@gatehouse/${packages[1]} ${packages[2]}`;
+  if (packages) return `@gatehouse-oidc/${packages[1]} ${packages[2]}`;
   return shortUrl(url);
 }
 

@@ -1,3 +1,4 @@
+import type { RedisServerStats } from '../../test/support/service-admin.js';
 import type { LoadResult } from './load.js';
 import type { ScenarioName } from './scenarios.js';
 import type { ServerName } from './server-names.js';
@@ -12,6 +13,13 @@ export interface Measurement extends LoadResult {
    * each on PostgreSQL and Redis. Only for ours, on every store.
    */
   readonly storeOpsPerRequest?: Readonly<Record<string, number>>;
+  /**
+   * What the Redis server did per request over the measured run (ours on Redis only): its CPU,
+   * the commands it ran and its reads from client sockets (round trips, several requests' commands
+   * arriving together when ioredis pipelines them). Counts the whole server: any other client's
+   * work at the same time is in it.
+   */
+  readonly servicePerRequest?: RedisServerStats;
 }
 
 export const SERVER_LABELS: Record<ServerName, string> = {
@@ -116,10 +124,18 @@ export function ratioLines(
       ? `target >= ${String(target.atLeast).padEnd(3)}   ${ratio >= target.atLeast ? 'PASS' : 'MISS'}`
       : '(no target)';
     const cpu = second.serverCpuMicrosPerRequest / first.serverCpuMicrosPerRequest;
-    return [
+    const lines = [
       `${`${server} / ${against}`.padEnd(22)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`,
       `${`  server CPU per request, ${against} / ${server}`.padEnd(47)} ${cpu.toFixed(2).padStart(6)}`,
     ];
+    if (first.servicePerRequest) {
+      // With both cores busy, throughput follows the CPU all processes spend per request.
+      const total = totalCpuOf(second) / totalCpuOf(first);
+      lines.push(
+        `${`  all CPU per request (server, Redis, load), ${against} / ${server}`.padEnd(47)} ${total.toFixed(2).padStart(6)}`,
+      );
+    }
+    return lines;
   });
 }
 
@@ -152,6 +168,23 @@ export function storeOpLines(
     ];
   });
 }
+
+/** For each server measured on Redis: what the Redis server did per request. */
+export function serviceLines(results: ReadonlyMap<ServerName, Measurement>): string[] {
+  return [...results].flatMap(([name, { servicePerRequest: service }]) =>
+    service
+      ? [
+          `${`${name} Redis per request`.padEnd(28)} ${service.reads.toFixed(2).padStart(6)} reads (round trips), ` +
+            `${service.commands.toFixed(2)} commands, ${service.cpuMicros.toFixed(0)} µs CPU`,
+        ]
+      : [],
+  );
+}
+
+const totalCpuOf = (measured: Measurement) =>
+  measured.serverCpuMicrosPerRequest +
+  measured.loadCpuMicrosPerRequest +
+  (measured.servicePerRequest?.cpuMicros ?? 0);
 
 const totalOf = (perMethod: Readonly<Record<string, number>>) =>
   Object.values(perMethod).reduce((sum, count) => sum + count, 0);

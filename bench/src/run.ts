@@ -1,5 +1,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
+import type { RedisServerStats } from '../../test/support/service-admin.js';
+import { anonymousMemory } from './anonymous-memory.js';
 import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
@@ -7,10 +9,11 @@ import {
   ratioLines,
   resultTable,
   SERVER_LABELS,
+  serviceLines,
   storeOpLines,
 } from './report.js';
 import { scenarioRequests } from './scenario-requests.js';
-import { SCENARIOS, type ScenarioName } from './scenarios.js';
+import { ANONYMOUS_MEMORY, type RequestScenarioName, SCENARIOS } from './scenarios.js';
 import type { ServerName } from './server-names.js';
 import type { ServerCounters } from './servers/running-server.js';
 import { readSettings } from './settings.js';
@@ -34,6 +37,11 @@ console.log(
 const invalid: string[] = [];
 const skipped: string[] = [];
 for (const scenario of settings.scenarios) {
+  if (scenario === ANONYMOUS_MEMORY) {
+    console.log(`\n== ${scenario}`);
+    if (!(await anonymousMemory(settings))) invalid.push(scenario);
+    continue;
+  }
   const servers = settings.servers.filter((name) => SCENARIOS.get(scenario)?.includes(name));
   if (servers.length === 0) continue;
   console.log(`\n== ${scenario}`);
@@ -52,8 +60,12 @@ for (const scenario of settings.scenarios) {
   }
   if (results.size === 0) continue;
   console.log(`\n${resultTable(results)}\n`);
-  for (const line of [...ratioLines(scenario, results), ...storeOpLines(scenario, results)])
-    console.log(line);
+  const lines = [
+    ...ratioLines(scenario, results),
+    ...storeOpLines(scenario, results),
+    ...serviceLines(results),
+  ];
+  for (const line of lines) console.log(line);
 }
 
 if (settings.cpuProfileDir)
@@ -65,7 +77,7 @@ if (invalid.length > 0) {
   process.exitCode = 1;
 }
 
-async function measure(scenario: ScenarioName, name: ServerName): Promise<Measurement> {
+async function measure(scenario: RequestScenarioName, name: ServerName): Promise<Measurement> {
   const server = await launchServer(name);
   try {
     const requests = scenarioRequests(scenario, server, settings, (line) =>
@@ -90,11 +102,13 @@ async function measure(scenario: ScenarioName, name: ServerName): Promise<Measur
       await server.stopProfile(join(cpuProfileDir, scenario, `${name}.cpuprofile`));
     const answered = Math.max(1, result.ok + result.failures);
     const storeOps = storeOpsPerRequest(countersBefore, countersAfter);
+    const service = servicePerRequest(countersBefore, countersAfter);
     return {
       ...result,
       serverCpuMicrosPerRequest: serverCpuMicros / answered,
       loadCpuMicrosPerRequest: (loadCpu.user + loadCpu.system) / answered,
       ...(storeOps ? { storeOpsPerRequest: storeOps } : {}),
+      ...(service ? { servicePerRequest: service } : {}),
     };
   } finally {
     await server.stop();
@@ -118,4 +132,20 @@ function storeOpsPerRequest(
       (count - (before.storeOps?.[method] ?? 0)) / requests,
     ]),
   );
+}
+
+/** The Redis server's CPU, commands and reads between two counts, per request answered. */
+function servicePerRequest(
+  before: ServerCounters,
+  after: ServerCounters,
+): RedisServerStats | undefined {
+  if (!before.service || !after.service || after.requests === undefined) return undefined;
+  const requests = Math.max(1, after.requests - (before.requests ?? 0));
+  const { service: first } = before;
+  const { service: last } = after;
+  return {
+    cpuMicros: (last.cpuMicros - first.cpuMicros) / requests,
+    commands: (last.commands - first.commands) / requests,
+    reads: (last.reads - first.reads) / requests,
+  };
 }

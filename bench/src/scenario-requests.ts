@@ -1,7 +1,7 @@
 import { CIBA_HINTS, checkCibaInitiation, cibaRequestBody } from './ciba-request.js';
 import type { LaunchedServer } from './launch.js';
 import type { RequestBodies } from './load.js';
-import type { ScenarioName } from './scenarios.js';
+import type { RequestScenarioName } from './scenarios.js';
 import {
   checkSpent,
   checkTokenEndpoint,
@@ -26,7 +26,7 @@ export interface PoolSettings {
 }
 
 export function scenarioRequests(
-  scenario: ScenarioName,
+  scenario: RequestScenarioName,
   server: LaunchedServer,
   settings: PoolSettings,
   log: (line: string) => void,

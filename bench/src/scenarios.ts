@@ -1,8 +1,16 @@
 import type { ServerName } from './server-names.js';
 import type { GrantType } from './token-request.js';
 
-/** A benchmarked request: a token request of one grant, or a CIBA initiation. */
-export type ScenarioName = GrantType | 'ciba_initiation';
+/**
+ * A benchmarked request: a token request of one grant, or a CIBA initiation; or the flood of
+ * anonymous authorization requests whose memory `anonymous_memory` measures (anonymous-memory.ts).
+ */
+export type ScenarioName = RequestScenarioName | typeof ANONYMOUS_MEMORY;
+/** The scenarios that load one request on the servers of SCENARIOS. */
+export type RequestScenarioName = GrantType | 'ciba_initiation';
+
+/** A million requests per server take minutes: run only when BENCH_SCENARIOS names it. */
+export const ANONYMOUS_MEMORY = 'anonymous_memory';
 
 /**
  * The benchmarked requests and the servers measured on each. The ceiling answers
@@ -10,14 +18,17 @@ export type ScenarioName = GrantType | 'ciba_initiation';
  * or a refresh, whose cost is mostly the tokens the ceiling would not issue. Ours on PostgreSQL
  * and on Redis take the two requests the shared-store issue sets targets for.
  */
-export const SCENARIOS: ReadonlyMap<ScenarioName, readonly ServerName[]> = new Map([
+export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map([
   ['client_credentials', ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider']],
   ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
   ['refresh_token', ['ours', 'oidc-provider']],
   ['ciba_initiation', ['ours', 'oidc-provider']],
 ]);
 
-export const SCENARIO_NAMES: readonly ScenarioName[] = [...SCENARIOS.keys()];
+/** What `pnpm bench` runs when BENCH_SCENARIOS is unset. */
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [...SCENARIOS.keys()];
+
+export const SCENARIO_NAMES: readonly ScenarioName[] = [...DEFAULT_SCENARIOS, ANONYMOUS_MEMORY];
 
 export const isScenarioName = (value: string): value is ScenarioName =>
   (SCENARIO_NAMES as readonly string[]).includes(value);

@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
+import {
+  DEFAULT_SCENARIOS,
+  isScenarioName,
+  SCENARIO_NAMES,
+  type ScenarioName,
+} from './scenarios.js';
 import { isServerName, SERVER_NAMES, type ServerName } from './server-names.js';
 
 export interface BenchSettings {
@@ -17,6 +22,8 @@ export interface BenchSettings {
    * a run that spends its whole pool fails rather than measure errors.
    */
   readonly poolRate: number;
+  /** Requests per server of the `anonymous_memory` scenario. */
+  readonly floodRequests: number;
   /** When set, each server's main thread is profiled over the measured run, into `<dir>/<scenario>/<server>.cpuprofile`. */
   readonly cpuProfileDir: string | undefined;
 }
@@ -24,12 +31,13 @@ export interface BenchSettings {
 /** Reads the BENCH_* environment knobs (documented in docs/performance.md). */
 export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
   return {
-    scenarios: nameList(env, 'BENCH_SCENARIOS', SCENARIO_NAMES, isScenarioName),
+    scenarios: nameList(env, 'BENCH_SCENARIOS', SCENARIO_NAMES, isScenarioName, DEFAULT_SCENARIOS),
     servers: nameList(env, 'BENCH_SERVERS', SERVER_NAMES, isServerName),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     duration: positiveInteger(env, 'BENCH_DURATION', 10),
     warmup: positiveInteger(env, 'BENCH_WARMUP', 3),
     poolRate: positiveInteger(env, 'BENCH_POOL_RATE', 12_000),
+    floodRequests: positiveInteger(env, 'BENCH_FLOOD_REQUESTS', 1_000_000),
     // Relative to where `pnpm bench` was typed (pnpm runs the script inside bench/).
     cpuProfileDir: env.BENCH_CPU_PROFILE_DIR
       ? resolve(env.INIT_CWD ?? process.cwd(), env.BENCH_CPU_PROFILE_DIR)
@@ -37,14 +45,15 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
   };
 }
 
-/** A comma-separated subset of `all`, in the order given; all of them when unset. */
+/** A comma-separated subset of `all`, in the order given; `fallback` when unset. */
 function nameList<T extends string>(
   env: NodeJS.ProcessEnv,
   variable: string,
   all: readonly T[],
   isName: (value: string) => value is T,
+  fallback: readonly T[] = all,
 ): T[] {
-  const names = (env[variable] || all.join(','))
+  const names = (env[variable] || fallback.join(','))
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');

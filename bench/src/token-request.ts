@@ -1,11 +1,32 @@
 import { createHash } from 'node:crypto';
+import type { ClientInput } from '@gatehouse-oidc/core';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 
 /** The machine client, secret and resource every benchmarked server is configured with. */
 export const BENCH_CLIENT_ID = 'bench-client';
 export const BENCH_CLIENT_SECRET = 'bench-secret-0123456789abcdef';
+
 export const BENCH_RESOURCE = 'https://api.example.com';
 export const BENCH_SCOPE = 'api:read';
+
+/** The machine client of the client_credentials runs. */
+export const BENCH_SERVICE_CLIENT = {
+  client_id: BENCH_CLIENT_ID,
+  client_secret: BENCH_CLIENT_SECRET,
+  token_endpoint_auth_method: 'client_secret_post',
+  application_type: 'web',
+  grant_types: ['client_credentials'],
+  scope: BENCH_SCOPE,
+} as const satisfies ClientInput;
+
+/** The resource server of BENCH_RESOURCE: a client only to be named by the resource. */
+export const BENCH_API_CLIENT = {
+  client_id: 'bench-api',
+  client_secret: 'bench-api-secret-0123456789',
+  token_endpoint_auth_method: 'client_secret_basic',
+  grant_types: [],
+  scope: BENCH_SCOPE,
+} as const satisfies ClientInput;
 
 /**
  * The web client of the browser sign-in scenarios, its user, and the authorization request every

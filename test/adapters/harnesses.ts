@@ -1,18 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import type { Provider } from '@gatehouse/core';
-import { gatehouse as expressGatehouse } from '@gatehouse/express';
-import { gatehouse as fastifyGatehouse } from '@gatehouse/fastify';
-import { gatehouse as honoGatehouse } from '@gatehouse/hono';
+import { gatehouse as expressGatehouse } from '@gatehouse-oidc/express';
+import { gatehouse as fastifyGatehouse } from '@gatehouse-oidc/fastify';
 import { serve } from '@hono/node-server';
 import express, { type RequestHandler } from 'express';
+import express4 from 'express4';
 import Fastify from 'fastify';
-import { Hono } from 'hono';
-
-/** Gatehouse mounted at `prefix` in a host app. */
-export interface Mount {
-  prefix: string;
-  provider: Provider;
-}
+import Fastify4 from 'fastify4';
+import { HELLO, honoHostApp, type Mount } from './hono-host.js';
 
 export interface RunningApp {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
@@ -29,15 +23,29 @@ export interface AdapterHarness {
   start(mounts: readonly Mount[]): Promise<RunningApp>;
 }
 
-export const HELLO = 'hello from the host app';
+/** A major version of Express, with the default export of its package. */
+export interface ExpressMajor {
+  name: string;
+  express: typeof express;
+}
+
+/**
+ * Every major the Express adapter supports (its peer range), newest first. The harness is typed
+ * with Express 5's types; the adapter's source is type-checked against Express 4's on its own
+ * (test/adapters/tsconfig.majors.json).
+ */
+export const EXPRESS_MAJORS: readonly ExpressMajor[] = [
+  { name: 'express 5', express },
+  { name: 'express 4', express: express4 as unknown as typeof express },
+];
 
 /** Express; `before` are host middlewares mounted for the whole app ahead of everything else. */
-export function expressHarness(before?: {
-  name: string;
-  middleware: RequestHandler;
-}): AdapterHarness {
+export function expressHarness(
+  { name, express }: ExpressMajor,
+  before?: { name: string; middleware: RequestHandler },
+): AdapterHarness {
   return {
-    name: before ? `express after ${before.name}` : 'express',
+    name: before ? `${name} after ${before.name}` : name,
     async start(mounts) {
       const app = express();
       if (before) app.use(before.middleware);
@@ -54,8 +62,20 @@ export function expressHarness(before?: {
   };
 }
 
-export const fastifyHarness: AdapterHarness = {
-  name: 'fastify',
+/** A major version of Fastify, with the factory its package exports. */
+export interface FastifyMajor {
+  name: string;
+  Fastify: typeof Fastify;
+}
+
+/** Every major the Fastify adapter supports, newest first; typed as EXPRESS_MAJORS is. */
+export const FASTIFY_MAJORS: readonly FastifyMajor[] = [
+  { name: 'fastify 5', Fastify },
+  { name: 'fastify 4', Fastify: Fastify4 as unknown as typeof Fastify },
+];
+
+export const fastifyHarness = ({ name, Fastify }: FastifyMajor): AdapterHarness => ({
+  name,
   async start(mounts) {
     const app = Fastify();
     app.get('/hello', async () => HELLO);
@@ -65,20 +85,22 @@ export const fastifyHarness: AdapterHarness = {
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { origin: originOf(app.server.address()), close: () => app.close() };
   },
-};
+});
 
 export const honoHarness: AdapterHarness = {
   name: 'hono',
   async start(mounts) {
-    const app = new Hono();
-    app.get('/hello', (c) => c.text(HELLO));
-    app.post('/echo', async (c) => c.json(await c.req.json()));
-    for (const { prefix, provider } of mounts) app.route(prefix, honoGatehouse(provider));
-    return listening(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }));
+    const { fetch } = honoHostApp(mounts);
+    return listening(serve({ fetch, port: 0, hostname: '127.0.0.1' }));
   },
 };
 
-export const HARNESSES: readonly AdapterHarness[] = [expressHarness(), fastifyHarness, honoHarness];
+/** One host app per adapter and supported major of its framework. */
+export const HARNESSES: readonly AdapterHarness[] = [
+  ...EXPRESS_MAJORS.map((major) => expressHarness(major)),
+  ...FASTIFY_MAJORS.map(fastifyHarness),
+  honoHarness,
+];
 
 interface NodeServer {
   once(event: 'listening', listener: () => void): unknown;

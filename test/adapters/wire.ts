@@ -23,6 +23,8 @@ const HEADERS_THAT_MATTER = [
   'allow',
   'www-authenticate',
   'access-control-allow-origin',
+  'access-control-allow-methods',
+  'vary',
 ] as const;
 
 export async function call(origin: string, request: WireRequest): Promise<Snapshot> {
@@ -57,14 +59,18 @@ export function getWithHeaders(
   });
 }
 
+/** The members of a public JWK that describe it rather than carry key material. */
+const KEY_DESCRIPTION = new Set(['kty', 'crv', 'alg', 'use', 'key_ops']);
+
 /**
- * The snapshot with values that differ on every issue (the access token, its jti) replaced by
- * placeholders, after checking their shape, so snapshots of different adapters compare equal.
+ * The snapshot with values that differ on every issue (the access token, its jti) or in every
+ * process (the signing keys' material and kid) replaced by placeholders, after checking their
+ * shape, and a JSON body's members in one order (runtimes export a JWK's members in different
+ * orders), so snapshots of different adapters and runtimes compare equal.
  */
 export function withoutRandomValues(snapshot: Snapshot): Snapshot {
-  if (!snapshot.headers['content-type']?.startsWith('application/json') || snapshot.body === '') {
-    return snapshot;
-  }
+  const type = snapshot.headers['content-type'];
+  if (!/^application\/(jwk-set\+)?json/.test(type ?? '') || snapshot.body === '') return snapshot;
   const body = JSON.parse(snapshot.body) as Record<string, unknown>;
   for (const field of ['access_token', 'jti'] as const) {
     if (field in body) {
@@ -72,7 +78,28 @@ export function withoutRandomValues(snapshot: Snapshot): Snapshot {
       body[field] = `<${field}>`;
     }
   }
-  return { ...snapshot, body: JSON.stringify(body) };
+  if (Array.isArray(body.keys)) body.keys = body.keys.map(withoutKeyMaterial);
+  return { ...snapshot, body: JSON.stringify(sortedMembers(body)) };
+}
+
+function withoutKeyMaterial(key: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(key).map(([name, value]) => {
+      if (KEY_DESCRIPTION.has(name)) return [name, value];
+      expect(value).toMatch(/^[\w-]{2,}$/);
+      return [name, `<${name}>`];
+    }),
+  );
+}
+
+function sortedMembers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedMembers);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, member]) => [name, sortedMembers(member)]),
+  );
 }
 
 /** `text` as a body stream of 8 KiB chunks. */

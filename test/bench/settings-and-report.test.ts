@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type Measurement, ratioLines, storeOpLines } from '../../bench/src/report.js';
+import {
+  type Measurement,
+  ratioLines,
+  serviceLines,
+  storeOpLines,
+} from '../../bench/src/report.js';
 import type { ServerName } from '../../bench/src/server-names.js';
 import { readSettings } from '../../bench/src/settings.js';
 
@@ -89,6 +94,20 @@ describe('bench ratios', () => {
     expect(ratioLines('client_credentials', onStores(6290, 2700))[2]).toBe(
       'ours-redis / ours        0.70   target >= 0.7   MISS',
     );
+    // With the Redis server's own CPU: the ratio of all CPU per request, what throughput follows.
+    const withRedisCpu = onStores(6300, 2700);
+    withRedisCpu.set('ours-redis', {
+      ...measured(6300, 160),
+      servicePerRequest: { cpuMicros: 30, commands: 12, reads: 0.25 },
+    });
+    expect(ratioLines('authorization_code', withRedisCpu).slice(2)).toEqual([
+      'ours-redis / ours        0.70   target >= 0.7   PASS',
+      '  server CPU per request, ours / ours-redis       0.75',
+      '  all CPU per request (server, Redis, load), ours / ours-redis   0.68',
+    ]);
+    expect(serviceLines(withRedisCpu)).toEqual([
+      'ours-redis Redis per request   0.25 reads (round trips), 12.00 commands, 30 µs CPU',
+    ]);
     // The refresh has no store rows, and no target for them.
     expect(ratioLines('refresh_token', onStores(1000, 1000))[2]).toBe(
       'ours-redis / ours        0.11   (no target)',

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
+import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { clientSchema, realmSchema, resourceSchema } from '@gatehouse/core';
+import { clientSchema, realmSchema, resourceSchema } from '@gatehouse-oidc/core';
 import { describe, expect, it } from 'vitest';
 import {
   CONFIGURATION_DOCS_PATH,

@@ -6,38 +6,60 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../server/support.js';
 import { POSTGRES, serviceUrl } from '../support/services.js';
+import { documentedRun, runSnippet } from './typescript-snippet.js';
 
 const DOC = readFileSync(join(ROOT, 'docs/storage-and-keys.md'), 'utf8');
 const postgresUrl = await serviceUrl(POSTGRES);
 
-/** The PostgreSQL section's complete run, and the output the page says it prints. */
-function documentedRun(): { script: string; output: string } {
+describe.skipIf(!postgresUrl)('docs/storage-and-keys.md', () => {
+  it('runs the PostgreSQL example as saved from the page, and prints what it says', async () => {
+    const { script, output } = documentedRun('storage-and-keys.md', '## PostgreSQL');
+    expect(await runSnippet('postgres-demo.mts', script, { DATABASE_URL: postgresUrl ?? '' })).toBe(
+      output,
+    );
+  }, 30_000);
+});
+
+/** The install line and the test file of "Writing your own Store". */
+function ownStoreSnippets(): { install: string; testFile: string } {
   const match =
-    /## PostgreSQL[\s\S]*?A complete run in[\s\S]*?```ts\n([\s\S]*?)```\n\nIt prints:\n\n```\n([\s\S]*?)```/.exec(
+    /## Writing your own Store[\s\S]*?```sh\n([\s\S]*?)```[\s\S]*?Save this as `store\.test\.ts`[\s\S]*?```ts\n([\s\S]*?)```/.exec(
       DOC,
     );
-  if (!match?.[1] || !match[2]) throw new Error('docs/storage-and-keys.md lost its PostgreSQL run');
-  return { script: match[1], output: match[2] };
+  if (!match?.[1] || !match[2]) throw new Error('docs/storage-and-keys.md lost its own-store run');
+  return { install: match[1], testFile: match[2] };
 }
 
-describe.skipIf(!postgresUrl)('docs/storage-and-keys.md', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-storage-doc-'));
+describe('docs/storage-and-keys.md: writing your own Store', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-own-store-doc-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs the PostgreSQL example as saved from the page, and prints what it says', async () => {
-    const { script, output } = documentedRun();
-    const file = join(dir, 'postgres-demo.mts');
-    writeFileSync(file, script);
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
-      cwd: ROOT,
-      // The workspace packages from their sources, as the tests use them.
-      env: {
-        ...process.env,
-        DATABASE_URL: postgresUrl,
-        TSX_TSCONFIG_PATH: join(ROOT, 'test/tsconfig.json'),
+  it('installs the core and vitest, which the testing entry needs', () => {
+    expect(ownStoreSnippets().install).toBe(
+      'npm install @gatehouse-oidc/core\nnpm install --save-dev vitest\n',
+    );
+  });
+
+  it('runs the Store contract with vitest from the test file as saved from the page', async () => {
+    writeFileSync(join(dir, 'store.test.ts'), ownStoreSnippets().testFile);
+    // The workspace packages from their sources, as the tests use them.
+    writeFileSync(
+      join(dir, 'vitest.config.mts'),
+      `import base from ${JSON.stringify(join(ROOT, 'vitest.config.ts'))};
+export default { resolve: base.resolve, test: { include: ['store.test.ts'] } };
+`,
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--reporter', 'verbose'],
+      {
+        cwd: dir,
+        env: { ...process.env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
+        timeout: 60_000,
       },
-      timeout: 20_000,
-    });
-    expect(stdout).toBe(output);
-  }, 30_000);
+    );
+    expect(stdout).toContain('Store contract: MemoryStore');
+    expect(stdout).toMatch(/Tests {2}\d+ passed/);
+    expect(stdout).not.toMatch(/failed|skipped/);
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import type { ClientInput, RealmInput } from '@gatehouse/core';
+import type { ClientInput, RealmInput } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,9 @@ const CALLBACK = 'https://rp.e2e.test/cb';
 const SIGNED_OUT = 'https://rp.e2e.test/signed-out';
 const ALL_SCOPES = 'openid profile email api:read';
 
-/** alice's claims that each scope releases (OIDC Core §5.4), written out rather than computed. */
+/**
+ * alice's claims that each scope releases (OIDC Core 1.0 §5.4), written out rather than computed.
+ */
 const alice = TEST_USERS.alice ?? {};
 const PROFILE_CLAIMS = {
   name: alice.name,

@@ -5,7 +5,7 @@ import {
   parseServerConfig,
   type Server,
   type WebhookPayload,
-} from '@gatehouse/server';
+} from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@ import {
   type Interactions,
   type ProviderOptions,
   type RealmInput,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
 import type { AdapterHarness } from '../adapters/harnesses.js';
 
 /**

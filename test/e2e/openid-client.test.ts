@@ -26,7 +26,7 @@ import {
 
 /** Not the default, so a token's lifetime can only match if the realm setting was applied. */
 const ACCESS_TOKEN_TTL = 420;
-/** Answers `{active:false}` with 400, as the interface document says. */
+/** Answers `{active:false}` with 400, as docs/interface.md §7.3 says. */
 const INTERFACE_REALM = 'test';
 /** Answers `{active:false}` with 200, as RFC 7662 says. */
 const RFC7662_REALM = 'rfc7662';
@@ -71,7 +71,9 @@ const MACHINE_CLIENTS: ReadonlyArray<{
   },
 ];
 
-/** The registered method with the wrong secret or key; client_secret_basic is answered apart (401). */
+/**
+ * The registered method with the wrong secret or key; client_secret_basic is answered apart (401).
+ */
 const WRONG_CREDENTIALS = [
   {
     clientId: 'post-client',
@@ -131,7 +133,9 @@ describe.each(HARNESSES)('openid-client against Gatehouse in $name', (harness) =
 
   afterAll(() => gatehouse?.close());
 
-  /** Discovers the realm from its issuer URL, as a relying party configured with only that would. */
+  /**
+   * Discovers the realm from its issuer URL, as a relying party configured with only that would.
+   */
   const connect = (realm: string, clientId: string, auth: oidc.ClientAuth) =>
     oidc.discovery(new URL(gatehouse.issuer(realm)), clientId, undefined, auth, {
       [oidc.customFetch]: gatehouse.fetch,
@@ -180,7 +184,8 @@ describe.each(HARNESSES)('openid-client against Gatehouse in $name', (harness) =
         const config = await connect(INTERFACE_REALM, clientId, auth());
 
         const first = await oidc.clientCredentialsGrant(config, { scope: 'api:read' });
-        // A second request proves openid-client's fresh assertion (new jti) is not taken for a replay.
+        // A second request proves openid-client's fresh assertion (new jti) is not taken for a
+        // replay.
         const second = await oidc.clientCredentialsGrant(config, { scope: 'api:read' });
 
         expect(first).toMatchObject({

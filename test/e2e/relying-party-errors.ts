@@ -37,8 +37,8 @@ export async function expectBasicChallenge(pending: Promise<unknown>) {
 }
 
 /**
- * openid-client reads an introspection body only from a 200: a 400 `{active:false}` (the
- * interface document's status) reaches the relying party as a ClientError carrying the response.
+ * openid-client reads an introspection body only from a 200: a 400 `{active:false}` (the status of
+ * docs/interface.md §7.3) reaches the relying party as a ClientError carrying the response.
  */
 export async function expectInactiveAs400(pending: Promise<oidc.IntrospectionResponse>) {
   const thrown = await rejection(pending);

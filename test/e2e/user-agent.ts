@@ -1,4 +1,4 @@
-import type { InteractionDetails, InteractionResult } from '@gatehouse/core';
+import type { InteractionDetails, InteractionResult } from '@gatehouse-oidc/core';
 import { CookieJar } from '../support/cookie-jar.js';
 import { PUBLIC_ORIGIN, type RunningGatehouse } from './gatehouse-server.js';
 

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildServer, createStore, parseServerConfig } from '@gatehouse/server';
+import { buildServer, createStore, parseServerConfig } from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeOnSignals } from '../../packages/server/src/shutdown.js';
+import { closeOnSignals } from '../../packages/server/src/cli/shutdown.js';
 import { validConfig, withChanges } from '../server/support.js';
 import { form, SECRETS } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
@@ -30,7 +30,7 @@ describe.each(await storesUnderTest('shutdown'))('graceful shutdown on $name', (
 
     it('finishes the request in flight, then closes the store and exits 0', async () => {
       const config = parseServerConfig(withChanges(validConfig(), backend.settings()));
-      const { app, provider } = buildServer(config);
+      const { app, store } = buildServer(config);
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       const logged: string[] = [];
@@ -66,7 +66,7 @@ describe.each(await storesUnderTest('shutdown'))('graceful shutdown on $name', (
       expect(logged).toEqual(['SIGTERM received: finishing in-flight requests, then stopping']);
       // Still open for the request in flight: the store answers it.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await expect(provider.store.ping()).resolves.toBeUndefined();
+      await expect(store.ping()).resolves.toBeUndefined();
 
       inFlight.end(TOKEN_FORM.slice(20));
       const { status, body } = await answered;
@@ -75,7 +75,7 @@ describe.each(await storesUnderTest('shutdown'))('graceful shutdown on $name', (
       expect(logged).toHaveLength(1);
 
       // The store is closed once the server is done...
-      await expect(provider.store.ping()).rejects.toThrow(/store is closed/);
+      await expect(store.ping()).rejects.toThrow(/store is closed/);
       // ...and the token's record was written before that.
       const { jti } = decodeJwt(JSON.parse(body).access_token);
       const reader = createStore(config);

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { StoreUnavailableError } from '@gatehouse/core';
-import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
+import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validConfig, withChanges } from '../server/support.js';
@@ -110,7 +110,7 @@ describe.each(await storesUnderTest('outage'))('when $name is unreachable', ({ s
     async function expectRecorded(answer: Answer) {
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       const { jti } = decodeJwt(String(answer.body.access_token));
-      expect(await server.provider.store.get('access_token', `demo/${jti}`)).toMatchObject({ jti });
+      expect(await server.store.get('access_token', `demo/${jti}`)).toMatchObject({ jti });
     }
 
     it.each([

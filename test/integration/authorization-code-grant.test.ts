@@ -1,4 +1,4 @@
-import type { RecordOptions } from '@gatehouse/core';
+import type { RecordOptions } from '@gatehouse-oidc/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   API_RESOURCE,
@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 describe('authorization_code: success', () => {
-  it('answers interface §2.4 with scope, a refresh token and a bound ID token', async () => {
+  it('answers docs/interface.md §2.4 with scope, a refresh token and a bound ID token', async () => {
     const grant = grants.grant({ scopes: ['openid', 'profile'] });
     const code = await grants.code(grant);
     const body = expectTokens(await exchange(h, code));
@@ -285,13 +285,13 @@ describe('authorization_code: replay', () => {
     /** Holds the first access-token write until the replay has been answered. */
     class GatedStore extends RecordingStore {
       #held = false;
-      override async set<T>(namespace: string, id: string, value: T, options?: RecordOptions) {
+      override async add<T>(namespace: string, id: string, value: T, options?: RecordOptions) {
         if (namespace === 'access_token' && !this.#held) {
           this.#held = true;
           arrived();
           await gate;
         }
-        return super.set(namespace, id, value, options);
+        return super.add(namespace, id, value, options);
       }
     }
     const gated = await createHarness({ store: (now) => new GatedStore({ now }) });

@@ -25,7 +25,7 @@ beforeEach(async () => {
   b = browser(h);
 });
 
-/** A 7.1 error: an HTML page at the provider, never a redirect. */
+/** An error of docs/interface.md §7.1: an HTML page at the provider, never a redirect. */
 function expectShownAtProvider(response: TestResponse, error: string): void {
   expect(response.status).toBe(400);
   expect(response.headers.location).toBeUndefined();
@@ -34,7 +34,7 @@ function expectShownAtProvider(response: TestResponse, error: string): void {
   expect(response.headers['x-frame-options']).toBe('DENY');
 }
 
-/** A 7.2 error: redirected to the client with error, state and iss. */
+/** An error of docs/interface.md §7.2: redirected to the client with error, state and iss. */
 function expectRedirectedError(response: TestResponse, error: string, mode = 'query'): void {
   const received = clientParams(response);
   expect(received.mode).toBe(mode);
@@ -87,7 +87,7 @@ describe('errors redirected to the client (7.2)', () => {
     ['invalid_request', { response_type: '' }],
     ['invalid_scope', { scope: 'openid admin' }],
     ['invalid_scope', { scope: 'openid other:read' }],
-    ['invalid_response_mode', { response_mode: 'form_post' }],
+    ['invalid_response_mode', { response_mode: 'web_message' }],
     ['invalid_code_challenge', { code_challenge: '' }],
     ['invalid_code_challenge', { code_challenge: 'too-short' }],
     ['invalid_code_challenge_method', { code_challenge_method: '' }],
@@ -101,6 +101,16 @@ describe('errors redirected to the client (7.2)', () => {
     ['request_uri_not_supported', { request_uri: 'https://app.example.com/r' }],
   ])('%s for %j', async (error, params) => {
     expectRedirectedError(await b.authorize(params), error);
+  });
+
+  it('sends request_not_supported the way a request object asks, as form_post clients expect', async () => {
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const object = `${encode({ alg: 'none' })}.${encode({ response_mode: 'form_post', state: 'in-object' })}.`;
+    const { mode, params } = clientParams(await b.authorize({ request: object, state: '' }));
+    expect(mode).toBe('form_post');
+    expect(params.error).toBe('request_not_supported');
+    // Nothing else of the unverified object is used: its state is not echoed.
+    expect(params.state).toBeUndefined();
   });
 
   it('nonce_required when an id_token goes to the redirect_uri without a nonce', async () => {

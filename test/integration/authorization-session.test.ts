@@ -1,8 +1,14 @@
-import { createProvider, InteractionError, type InteractionResult } from '@gatehouse/core';
+import { createProvider, InteractionError, type InteractionResult } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
-import { SECRETS, TEST_ACCOUNTS, testRealm, WEB_REDIRECT_URI } from '../support/fixtures.js';
+import {
+  clientKeyPair,
+  SECRETS,
+  TEST_ACCOUNTS,
+  testRealm,
+  WEB_REDIRECT_URI,
+} from '../support/fixtures.js';
 import {
   browser,
   CODE_VERIFIER,
@@ -12,22 +18,14 @@ import {
   S256_CHALLENGE,
 } from './browser.js';
 import { createHarness, endpointPath, expectOAuthError, type Harness } from './harness.js';
+import { TRUSTED_APP } from './user-grants.js';
 
 let h: Harness;
 let b: ReturnType<typeof browser>;
 
 beforeEach(async () => {
   h = await createHarness({
-    extraClients: [
-      {
-        client_id: 'trusted-app',
-        client_secret: 'trusted-secret-0123456789',
-        token_endpoint_auth_method: 'client_secret_post',
-        redirect_uris: [WEB_REDIRECT_URI],
-        scope: 'openid profile',
-        skip_consent: true,
-      },
-    ],
+    extraClients: [TRUSTED_APP],
   });
   b = browser(h);
 });
@@ -174,11 +172,34 @@ describe('interactions handed to the host', () => {
 });
 
 describe('sessions', () => {
-  it('sets an HttpOnly, Secure, SameSite=Lax session cookie scoped to the realm', async () => {
+  it('sets an HttpOnly, Secure, SameSite=Lax __Host- session cookie named after the realm', async () => {
     const consent = await b.finish(await b.authorize(), { login: { sub: 'alice' } });
-    const session = consent.cookies?.find((cookie) => cookie.startsWith('__Secure-gh_session='));
+    const session = consent.cookies?.find((cookie) => cookie.startsWith('__Host-gh_session-test='));
     expect(session).toMatch(
-      /^__Secure-gh_session=[A-Za-z0-9_-]{43}; Path=\/oauth\/test; SameSite=Lax; Max-Age=1209600; HttpOnly; Secure$/,
+      /^__Host-gh_session-test=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Path=\/; SameSite=Lax; Max-Age=1209600; HttpOnly; Secure$/,
+    );
+  });
+
+  it('keeps the sessions of two realms on one origin apart, each in its own cookie', async () => {
+    const two = await createHarness({
+      otherRealms: [testRealm(await clientKeyPair(), { name: 'second' })],
+    });
+    const jar = new CookieJar();
+    const inTest = browser(two, jar, 'test');
+    const inSecond = browser(two, jar, 'second');
+    await inTest.signIn({}, 'alice');
+    const silent = await inSecond.authorize({ prompt: 'none' });
+    expect(clientParams(silent).params.error).toBe('login_required');
+    await inSecond.signIn({}, 'bob');
+    const subOf = async (realm: ReturnType<typeof browser>) =>
+      decodeJwt(
+        clientParams(await realm.authorize({ prompt: 'none', response_type: 'id_token' })).params
+          .id_token ?? '',
+      ).sub;
+    expect(await subOf(inTest)).toBe('alice');
+    expect(await subOf(inSecond)).toBe('bob');
+    expect(jar.header(new URL(two.issuer())).cookie).toMatch(
+      /__Host-gh_session-test=.*__Host-gh_session-second=|__Host-gh_session-second=.*__Host-gh_session-test=/,
     );
   });
 
@@ -214,10 +235,14 @@ describe('sessions', () => {
     expect(clientParams(done).params.error).toBe('access_denied');
   });
 
-  it('skips consent for a client configured so', async () => {
-    const response = await b.signIn({ client_id: 'trusted-app' });
-    expect(clientParams(response).params.code).toBeDefined();
-    expect(await h.store.writesTo('consent')).toEqual([]);
+  it('skips consent for a client configured so, and still records the grant', async () => {
+    const consent = await b.finish(await b.authorize({ client_id: 'trusted-app' }), {
+      login: { sub: 'alice' },
+    });
+    expect(clientParams(consent).params.code).toBeDefined();
+    expect(await h.provider.grants.list('test', 'alice')).toEqual([
+      { clientId: 'trusted-app', scopes: ['openid', 'profile'], createdAt: h.nowSeconds() },
+    ]);
   });
 
   it('re-authenticates for prompt=login, and auth_time moves', async () => {
@@ -249,12 +274,12 @@ describe('sessions', () => {
 
   it('issues a new session cookie at every login (no session fixation)', async () => {
     const issuer = new URL(h.issuer());
-    b.jar.set('__Secure-gh_session', 'planted-by-an-attacker', issuer.pathname);
+    b.jar.set('__Host-gh_session-test', 'planted-by-an-attacker', '/');
     await b.signIn();
-    const first = b.jar.get('__Secure-gh_session', issuer);
+    const first = b.jar.get('__Host-gh_session-test', issuer);
     expect(first).not.toBe('planted-by-an-attacker');
     await b.signIn({ prompt: 'login' });
-    expect(b.jar.get('__Secure-gh_session', issuer)).not.toBe(first);
+    expect(b.jar.get('__Host-gh_session-test', issuer)).not.toBe(first);
   });
 
   it('switches user when someone else signs in at prompt=login', async () => {

@@ -1,4 +1,4 @@
-import type { InteractionResult } from '@gatehouse/core';
+import type { InteractionResult } from '@gatehouse-oidc/core';
 import { CookieJar } from '../support/cookie-jar.js';
 import { WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { endpointPath, type Harness, type TestResponse } from './harness.js';
@@ -89,11 +89,17 @@ export function interactionId(response: TestResponse): string {
   return match[1];
 }
 
-/** The parameters the client received: from the query or the fragment of the redirect. */
+/** The parameters the client received: from the query or the fragment of the redirect, or the form of a form_post page. */
 export function clientParams(response: TestResponse): {
-  mode: 'query' | 'fragment';
+  mode: 'query' | 'fragment' | 'form_post';
   params: Record<string, string>;
 } {
+  const posted = formPostOf(response);
+  if (posted) {
+    if (posted.action !== WEB_REDIRECT_URI)
+      throw new Error(`form posted elsewhere: ${posted.action}`);
+    return { mode: 'form_post', params: posted.params };
+  }
   const location = response.headers.location;
   if (!location?.startsWith(WEB_REDIRECT_URI)) {
     throw new Error(
@@ -104,4 +110,32 @@ export function clientParams(response: TestResponse): {
   const mode = url.hash ? 'fragment' : 'query';
   const source = mode === 'fragment' ? url.hash.slice(1) : url.search.slice(1);
   return { mode, params: Object.fromEntries(new URLSearchParams(source)) };
+}
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
+const unescapeHtml = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
+
+/** The form of a form_post response page (OAuth 2.0 Form Post Response Mode), or undefined. */
+export function formPostOf(
+  response: TestResponse,
+): { action: string; params: Record<string, string> } | undefined {
+  if (response.status !== 200 || !response.headers['content-type']?.startsWith('text/html')) {
+    return undefined;
+  }
+  const form = /<form method="post" action="([^"]*)">(.*?)<\/form>/s.exec(response.body ?? '');
+  if (!form?.[1]) return undefined;
+  const params: Record<string, string> = {};
+  for (const [, name, value] of (form[2] ?? '').matchAll(
+    /<input type="hidden" name="([^"]*)" value="([^"]*)">/g,
+  )) {
+    params[unescapeHtml(name ?? '')] = unescapeHtml(value ?? '');
+  }
+  return { action: unescapeHtml(form[1]), params };
 }

@@ -11,7 +11,7 @@ const CHECK_SESSION = endpointPath('session/check');
 const RP_ORIGIN = 'https://app.example.com';
 
 /**
- * The relying party's side (Session Management §3.2): frame the iframe, post
+ * The relying party's side (Session Management 1.0 §3.2): frame the iframe, post
  * `client_id session_state`, read the answer from the provider's origin.
  */
 const RP_SCRIPT = `
@@ -117,7 +117,9 @@ describe.skipIf(skipWithoutChromium('check_session_iframe in Chromium'))(
       await browser?.close();
     });
 
-    /** Frames the iframe in the relying party's page and posts each message, collecting the answers. */
+    /**
+     * Frames the iframe in the relying party's page and posts each message, collecting the answers.
+     */
     async function ask(messages: string[]): Promise<unknown[]> {
       const page = await context.newPage();
       try {

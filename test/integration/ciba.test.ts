@@ -1,4 +1,4 @@
-import { type CibaNotification, ConfigError, createProvider } from '@gatehouse/core';
+import { type CibaNotification, ConfigError, createProvider } from '@gatehouse-oidc/core';
 import { decodeJwt, SignJWT } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clientKeyPair, SECRETS, testRealm, WEB_REDIRECT_URI } from '../support/fixtures.js';
@@ -75,7 +75,7 @@ async function start(fields: Record<string, string> = {}): Promise<string> {
 const poll = (authReqId: string, clientId = 'ciba-app') =>
   h.post(TOKEN, { grant_type: CIBA, auth_req_id: authReqId, ...asClient(clientId) });
 
-describe('initiation (interface §4.6, §2.5)', () => {
+describe('initiation (docs/interface.md §4.6, §2.5)', () => {
   it('answers auth_req_id, expires_in and interval, and notifies the authenticator', async () => {
     const response = await initiate({ binding_message: 'Order 4711' });
     expect(response.status).toBe(200);
@@ -188,7 +188,7 @@ describe('initiation (interface §4.6, §2.5)', () => {
     expect(metadata.grant_types_supported).not.toContain(CIBA);
   });
 
-  it('is published in discovery (CIBA Core §4)', async () => {
+  it('is published in discovery (CIBA Core 1.0 §4)', async () => {
     const metadata = (await h.get(endpointPath('.well-known/openid-configuration'))).json();
     expect(metadata).toMatchObject({
       backchannel_authentication_endpoint: `${h.issuer()}/bc-authorize`,
@@ -199,7 +199,7 @@ describe('initiation (interface §4.6, §2.5)', () => {
   });
 });
 
-describe('polling (interface §4.7 and §3)', () => {
+describe('polling (docs/interface.md §4.7 and §3)', () => {
   it('authorization_pending after the interval while the user has not answered', async () => {
     const id = await start();
     h.clock.advance(5);
@@ -255,6 +255,28 @@ describe('polling (interface §4.7 and §3)', () => {
     });
     h.clock.advance(5);
     expectOAuthError(await poll(id), 400, 'invalid_grant');
+  });
+
+  it('issues under the user’s grant to the client, whose revocation revokes the tokens', async () => {
+    const id = await start();
+    await h.provider.ciba.approve('test', id);
+    h.clock.advance(5);
+    const body = (await poll(id)).json();
+    const [grant] = await h.provider.grants.list('test', 'alice');
+    expect(grant?.clientId).toBe('ciba-app');
+    expect(grant?.scopes).toContain('openid');
+    const introspect = () =>
+      h.post(endpointPath('introspect'), { token: body.access_token as string, ...asClient() });
+    expect((await introspect()).json().active).toBe(true);
+
+    expect(await h.provider.grants.revoke('test', 'alice', 'ciba-app')).toBe(true);
+    expect((await introspect()).json().active).toBe(false);
+    const refreshed = await h.post(TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: body.refresh_token as string,
+      ...asClient(),
+    });
+    expectOAuthError(refreshed, 400, 'invalid_grant');
   });
 
   it('denied: access_denied', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OAuthError } from '@gatehouse/core';
+import { OAuthError } from '@gatehouse-oidc/core';
 import {
   type CryptoKey,
   exportJWK,

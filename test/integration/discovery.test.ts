@@ -24,9 +24,19 @@ describe('discovery', () => {
       introspection_endpoint: `${issuer}/introspect`,
       revocation_endpoint: `${issuer}/revoke`,
       grant_types_supported: expect.arrayContaining(['client_credentials']),
-      id_token_signing_alg_values_supported: ['EdDSA'],
+      id_token_signing_alg_values_supported: ['EdDSA', 'RS256'],
     });
     expect(response.body).not.toContain('evil.example');
+  });
+
+  it('advertises back-channel and front-channel logout, with the session (sid) in both', async () => {
+    expect((await h.get(DISCOVERY)).json()).toMatchObject({
+      end_session_endpoint: `${h.issuer()}/logout`,
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
+      frontchannel_logout_supported: true,
+      frontchannel_logout_session_supported: true,
+    });
   });
 
   const authenticating = [

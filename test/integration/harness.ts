@@ -1,15 +1,18 @@
 import {
   type Accounts,
   type AuthenticatorPush,
+  type CappedRecordOptions,
   type ClientInput,
   createProvider,
   type GatehouseResponse,
   type JwsSigner,
   MemoryStore,
   type Provider,
+  type ProviderOptions,
   type RealmInput,
   type RecordOptions,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
+import { type FakeClock, fakeClock } from '@gatehouse-oidc/core/testing';
 import type { CryptoKey } from 'jose';
 import { expect } from 'vitest';
 import {
@@ -18,7 +21,6 @@ import {
   clientAssertion,
   clientKeyPair,
   FORM_HEADERS,
-  fakeClock,
   form,
   SECRETS,
   TEST_ACCOUNTS,
@@ -61,6 +63,16 @@ export class RecordingStore extends MemoryStore {
     return super.add(namespace, id, value, options);
   }
 
+  override async setCapped<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: CappedRecordOptions,
+  ): Promise<number> {
+    this.writes.push({ namespace, id, options });
+    return super.setCapped(namespace, id, value, options);
+  }
+
   writesTo(namespace: string) {
     return this.writes.filter((write) => write.namespace === namespace);
   }
@@ -88,13 +100,21 @@ export interface HarnessOptions {
   /** Receives the errors the provider reports to operators. */
   onError?: (error: unknown) => void;
   /** The clock to run on; harnesses that share a store share one clock. */
-  clock?: ReturnType<typeof fakeClock>;
+  clock?: FakeClock;
   /** Signs the realm's tokens; the provider's WebCrypto default otherwise. */
   signer?: JwsSigner;
   /** The user store; `TEST_ACCOUNTS` (test/support/fixtures.ts) by default. */
   accounts?: Accounts;
   /** For realms with CIBA. */
   authenticatorPush?: AuthenticatorPush;
+  limits?: ProviderOptions['limits'];
+  /** Receives the provider's events. */
+  onEvent?: ProviderOptions['onEvent'];
+  /** Traces and metrics. */
+  instrumentation?: ProviderOptions['instrumentation'];
+  /** Outbound calls (jwks_uri, back-channel logout); the global fetch by default. */
+  fetch?: typeof fetch;
+  logoutMessages?: ProviderOptions['logoutMessages'];
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -118,6 +138,11 @@ export async function createHarness(options: HarnessOptions = {}) {
     ...(options.signer ? { signer: options.signer } : {}),
     accounts: options.accounts ?? TEST_ACCOUNTS,
     ...(options.authenticatorPush ? { authenticatorPush: options.authenticatorPush } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logoutMessages ? { logoutMessages: options.logoutMessages } : {}),
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);
@@ -168,6 +193,8 @@ export async function createHarness(options: HarnessOptions = {}) {
         return { fields: { client_id: clientId, client_secret: SECRETS.post }, headers: {} };
       case 'other-api':
         return { fields: { client_id: clientId, client_secret: SECRETS.other }, headers: {} };
+      case 'web-app':
+        return { fields: { client_id: clientId, client_secret: SECRETS.web }, headers: {} };
       case 'basic-client':
         return basic(SECRETS.basic);
       case 'api':

@@ -1,4 +1,4 @@
-import type { Accounts } from '@gatehouse/core';
+import type { Accounts } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE, TEST_USERS } from '../support/fixtures.js';
@@ -37,7 +37,7 @@ async function introspectOwn(harness: Harness, token: string) {
   return response;
 }
 
-/** The token fields of interface §2.6 for a token of alice's or dora's grant to web-app. */
+/** The token fields of docs/interface.md §2.6 for a token of alice's or dora's grant to web-app. */
 function tokenFields(harness: Harness, token: string, sub: string, scope: string) {
   const { iat, jti } = decodeJwt(token);
   return {
@@ -55,8 +55,8 @@ function tokenFields(harness: Harness, token: string, sub: string, scope: string
   };
 }
 
-describe('profile claims in introspection (interface §2.6)', () => {
-  it('adds every profile claim of §2.6 the account has, and no other claim', async () => {
+describe('profile claims in introspection (docs/interface.md §2.6)', () => {
+  it('adds every profile claim of docs/interface.md §2.6 the account has, and no other claim', async () => {
     const token = await users.accessToken({ sub: 'dora', scopes: ['openid', 'profile', 'email'] });
     const response = await introspectOwn(h, token);
     expect(response.status).toBe(200);

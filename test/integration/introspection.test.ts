@@ -1,4 +1,4 @@
-import type { RecordOptions } from '@gatehouse/core';
+import type { RecordOptions } from '@gatehouse-oidc/core';
 import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE } from '../support/fixtures.js';
@@ -35,7 +35,7 @@ function expectActive(response: TestResponse): Record<string, unknown> {
   return body;
 }
 
-/** Every field of interface §2.6 for a client-credentials token of post-client. */
+/** Every field of docs/interface.md §2.6 for a client-credentials token of post-client. */
 function expectedActiveForm(harness: Harness, token: string, issuedAt: number, resource?: string) {
   return {
     active: true,
@@ -54,7 +54,7 @@ function expectedActiveForm(harness: Harness, token: string, issuedAt: number, r
 }
 
 describe('who may see a token', () => {
-  it("the resource's own client sees the active form with every §2.6 field", async () => {
+  it("the resource's own client sees the active form with every field of docs/interface.md §2.6", async () => {
     const issuedAt = h.nowSeconds();
     const token = await h.issueToken('post-client', forApi);
     h.clock.advance(5);

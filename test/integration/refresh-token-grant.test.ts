@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE, OTHER_RESOURCE } from '../support/fixtures.js';
@@ -116,6 +117,101 @@ describe('refresh_token: rotation', () => {
     token = expectTokens(await refresh(short, token)).refresh_token as string;
     short.clock.advance(1);
     expectOAuthError(await refresh(short, token), 400, 'invalid_grant');
+  });
+});
+
+describe('refresh_token: rotation grace (refresh_token_rotation_grace)', () => {
+  const GRACE = 5;
+  let g: Harness;
+  let graceGrants: UserGrants;
+  beforeAll(async () => {
+    g = await createHarness({
+      realm: { refresh_token_rotation_grace: GRACE },
+      extraClients: [SECOND_APP],
+    });
+    graceGrants = await userGrants(g);
+  });
+
+  const rotateIn = async (refreshToken: string) => {
+    const body = expectTokens(await refresh(g, refreshToken));
+    return { accessToken: body.access_token as string, refreshToken: body.refresh_token as string };
+  };
+
+  it('a retry within the grace gets the same refresh token, with an access token of its own', async () => {
+    const grant = graceGrants.grant();
+    const original = await graceGrants.refreshToken(grant);
+    const first = await rotateIn(original);
+    g.clock.advance(GRACE);
+    const retry = await rotateIn(original);
+    expect(retry.refreshToken).toBe(first.refreshToken);
+    expect(retry.accessToken).not.toBe(first.accessToken);
+    // Nothing was revoked: both answers' access tokens work, and the successor rotates once.
+    expect(await isActive(g, first.accessToken)).toBe(true);
+    expect(await isActive(g, retry.accessToken)).toBe(true);
+    const next = await rotateIn(first.refreshToken);
+    expect(next.refreshToken).not.toBe(first.refreshToken);
+    expect(await isActive(g, next.accessToken)).toBe(true);
+  });
+
+  it('concurrent refreshes with one token within the grace all succeed with one successor', async () => {
+    const grant = graceGrants.grant();
+    const token = await graceGrants.refreshToken(grant);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => rotateIn(token)));
+    expect(new Set(answers.map((answer) => answer.refreshToken)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.accessToken)).size).toBe(5);
+    for (const { accessToken } of answers) expect(await isActive(g, accessToken)).toBe(true);
+    // The successor was written once and works once: its own reuse after the grace is reuse.
+    const [successor] = answers.map((answer) => answer.refreshToken) as [string];
+    await rotateIn(successor);
+    g.clock.advance(GRACE + 0.001);
+    expectOAuthError(await refresh(g, successor), 400, 'invalid_grant');
+    expect(await g.store.listGrant(grant.grantId)).toEqual([]);
+  });
+
+  it('reuse after the grace → invalid_grant, and the whole grant is revoked', async () => {
+    const grant = graceGrants.grant();
+    const original = await graceGrants.refreshToken(grant);
+    const first = await rotateIn(original);
+    g.clock.advance(GRACE + 0.001);
+    const reuse = await refresh(g, original);
+    expectOAuthError(reuse, 400, 'invalid_grant');
+    expect(reuse.json().error_description).toBe(
+      'the refresh token was already used; its grant is revoked',
+    );
+    expectOAuthError(await refresh(g, first.refreshToken), 400, 'invalid_grant');
+    expect(await isActive(g, first.accessToken)).toBe(false);
+    expect(await g.store.listGrant(grant.grantId)).toEqual([]);
+  });
+
+  it('another client presenting a rotated token within the grace → invalid_grant, never the successor', async () => {
+    const original = await graceGrants.refreshToken();
+    const first = await rotateIn(original);
+    const foreign = await postAsApp(g, SECOND_APP.client_id, TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: original,
+    });
+    expectOAuthError(foreign, 400, 'invalid_grant');
+    expect(foreign.body).not.toContain(first.refreshToken);
+    await rotateIn(first.refreshToken);
+  });
+
+  it('stores the successor only under its digest, like every refresh token', async () => {
+    const original = await graceGrants.refreshToken();
+    const writes = g.store.writes.length;
+    const { refreshToken } = await rotateIn(original);
+    await rotateIn(original);
+    const written = g.store.writes.slice(writes);
+    const successorWrites = written.filter((write) => write.id.endsWith(tokenHash(refreshToken)));
+    expect(successorWrites.map((write) => write.namespace)).toEqual([
+      'refresh_token',
+      'refresh_token',
+    ]);
+    for (const write of written) {
+      expect(write.id).not.toContain(refreshToken);
+      const value = JSON.stringify(await g.store.get(write.namespace, write.id));
+      expect(value).not.toContain(refreshToken);
+      expect(value).not.toContain(original);
+    }
   });
 });
 
@@ -292,3 +388,8 @@ describe('revocation of refresh tokens', () => {
     expect((await postAsApp(h, 'web-app', REVOKE, { token })).status).toBe(200);
   });
 });
+
+/** The digest a refresh token is stored under, computed here rather than by the code under test. */
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}

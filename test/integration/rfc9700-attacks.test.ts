@@ -1,4 +1,4 @@
-import type { ClientInput } from '@gatehouse/core';
+import type { ClientInput } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
@@ -43,7 +43,8 @@ import {
  * already tested in depth elsewhere, the test here is the attack itself and the comment says where
  * the rest lives.
  *
- *   §4.1   insufficient redirect URI validation  here (7.1 variants: authorization-request.test.ts)
+ *   §4.1   insufficient redirect URI validation  here (the cases of docs/interface.md §7.1:
+ *                                                authorization-request.test.ts)
  *   §4.2   credential leakage via Referer        here
  *   §4.3   credential leakage via browser history here (code replay, tokens in the query)
  *   §4.4   mix-up                                here (the relying party's side: e2e/browser-flows)
@@ -296,9 +297,9 @@ describe('RFC 9700 §4.3.2: tokens never in a query string', () => {
 
 describe('RFC 9700 §4.4: mix-up — every authorization response names its issuer (RFC 9207)', () => {
   /*
-   * Both realms register web-app with the same redirect URI — the case §4.4.2.1 is for: only
-   * `iss` tells the client which realm answered. (A code of one realm is refused at the other's
-   * token endpoint: authorization-code-grant.test.ts.)
+   * Both realms register web-app with the same redirect URI — the case RFC 9700 §4.4.2.1 is for:
+   * only `iss` tells the client which realm answered. (A code of one realm is refused at the
+   * other's token endpoint: authorization-code-grant.test.ts.)
    */
   type Browser = ReturnType<typeof browser>;
   const RESPONSES: ReadonlyArray<[string, (b: Browser) => Promise<TestResponse>]> = [
@@ -358,8 +359,8 @@ describe('RFC 9700 §4.5: authorization code injection', () => {
   });
 
   /**
-   * §4.5.3.2: a client that does not use PKCE relies on the nonce. The ID token of the token
-   * response carries the nonce of the session the code was issued to; the client, holding the
+   * RFC 9700 §4.5.3.2: a client that does not use PKCE relies on the nonce. The ID token of the
+   * token response carries the nonce of the session the code was issued to; the client, holding the
    * attacker's session, expects the attacker's nonce and sees the injection.
    */
   it('without PKCE: the ID token carries the nonce of the session the code was issued to', async () => {
@@ -514,7 +515,10 @@ describe('RFC 9700 §4.14: refresh token replay', () => {
 });
 
 describe('RFC 9700 §4.16: clickjacking — no provider page can be framed', () => {
-  /** Every page the core renders; the check_session iframe is framed by design (check-session tests). */
+  /**
+   * Every page the core renders; the check_session iframe is framed by design (check-session
+   * tests).
+   */
   const logout = (params: Record<string, string> = {}) =>
     victim.visit(`${h.issuer()}/logout?${new URLSearchParams(params)}`);
   const PAGES: ReadonlyArray<[string, () => Promise<TestResponse>, number, string]> = [

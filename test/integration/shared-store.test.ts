@@ -1,5 +1,6 @@
+import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { expect, it } from 'vitest';
-import { API_RESOURCE, fakeClock } from '../support/fixtures.js';
+import { API_RESOURCE } from '../support/fixtures.js';
 import { createHarness, RecordingStore } from './harness.js';
 
 it('an instance introspects a token signed with a key another instance made a moment ago', async () => {

@@ -1,4 +1,4 @@
-import type { SigningAlgorithm } from '@gatehouse/core';
+import type { SigningAlgorithm } from '@gatehouse-oidc/core';
 import {
   base64url,
   createLocalJWKSet,

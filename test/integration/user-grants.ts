@@ -5,10 +5,14 @@ import {
   claimlessAccounts,
   StoreKeyStore,
   webCryptoSigner,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
+import { bodyLimit } from '@gatehouse-oidc/core/adapter';
 import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { expect } from 'vitest';
+import { RemoteKeySets } from '../../packages/core/src/client-auth/remote-key-sets.js';
 import type { RealmContext } from '../../packages/core/src/context.js';
+import { BackchannelDelivery } from '../../packages/core/src/logout/backchannel-delivery.js';
+import { ENGLISH_LOGOUT_MESSAGES } from '../../packages/core/src/logout/messages.js';
 import {
   type AuthorizationCodeRecord,
   issueAuthorizationCode,
@@ -16,6 +20,7 @@ import {
 import { issueRefreshToken } from '../../packages/core/src/tokens/refresh-token.js';
 import type { UserGrant } from '../../packages/core/src/tokens/user-grant.js';
 import { SECRETS, TEST_USERS, WEB_REDIRECT_URI } from '../support/fixtures.js';
+import { CODE_VERIFIER as BROWSER_CODE_VERIFIER, type browser, clientParams } from './browser.js';
 import {
   endpointPath,
   type Harness,
@@ -36,7 +41,9 @@ export const CODE_VERIFIER = 'x9Fq_2mK-7pLr.Wc8~ZtYb3NvHd5Js0GaE4uQiRoXw1';
 export const CODE_CHALLENGE = createHash('sha256').update(CODE_VERIFIER).digest('base64url');
 export const NONCE = 'n-0S6_WzA2Mj';
 
-/** A second confidential client with the same redirect URI, to present web-app's codes and tokens. */
+/**
+ * A second confidential client with the same redirect URI, to present web-app's codes and tokens.
+ */
 export const SECOND_APP = {
   client_id: 'second-app',
   client_secret: 'second-secret-0123456789abcdef',
@@ -46,12 +53,23 @@ export const SECOND_APP = {
   scope: 'openid profile api:read',
 } as const satisfies ClientInput;
 
+/** A confidential client the user is never asked to consent to. */
+export const TRUSTED_APP = {
+  client_id: 'trusted-app',
+  client_secret: 'trusted-secret-0123456789',
+  token_endpoint_auth_method: 'client_secret_post',
+  redirect_uris: [WEB_REDIRECT_URI],
+  scope: 'openid profile',
+  skip_consent: true,
+} as const satisfies ClientInput;
+
 const APP_SECRETS: Readonly<Record<string, string>> = {
   'web-app': SECRETS.web,
   [SECOND_APP.client_id]: SECOND_APP.client_secret,
+  [TRUSTED_APP.client_id]: TRUSTED_APP.client_secret,
 };
 
-/** POSTs `fields` authenticated as web-app or second-app (client_secret_post). */
+/** POSTs `fields` authenticated as web-app, second-app or trusted-app (client_secret_post). */
 export function postAsApp(
   h: Harness,
   clientId: string,
@@ -117,7 +135,9 @@ export async function isActive(h: Harness, accessToken: string, clientId = 'web-
   return response.json().active === true;
 }
 
-/** Every claim of the profile scope (OIDC Core §5.4), to see which ones an endpoint releases. */
+/**
+ * Every claim of the profile scope (OIDC Core 1.0 §5.4), to see which ones an endpoint releases.
+ */
 export const DORA_PROFILE = {
   name: 'Dora Explorer',
   given_name: 'Dora',
@@ -159,16 +179,27 @@ export async function userGrants(h: Harness, realmName = 'test') {
     keys: new StoreKeyStore(h.store, { now: h.clock.now }),
     signer: webCryptoSigner(),
     now: h.clock.now,
-    maxBodyBytes: h.provider.maxBodyBytes,
+    maxBodyBytes: bodyLimit(h.provider),
+    limits: { interactionsPerRealm: 10_000, logoutConfirmationsPerRealm: 1_000 },
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
     authenticatorPush: undefined,
+    remoteKeySets: new RemoteKeySets(h.clock.now, (error) => {
+      throw error;
+    }),
+    logoutMessages: () => ENGLISH_LOGOUT_MESSAGES,
+    backchannel: new BackchannelDelivery((error) => {
+      throw error;
+    }),
     reportError: (error) => {
       throw error;
     },
+    events: undefined,
   };
 
-  /** Alice's grant to web-app for `openid profile`, signed in 30 s ago; fresh grant id each time. */
+  /**
+   * Alice's grant to web-app for `openid profile`, signed in 30 s ago; fresh grant id each time.
+   */
   const grant = (overrides: Partial<UserGrant> = {}): UserGrant => ({
     grantId: crypto.randomUUID(),
     realm: realmName,
@@ -199,4 +230,30 @@ export async function userGrants(h: Harness, realmName = 'test') {
     issueRefreshToken(context, grant(overrides));
 
   return { context, grant, code, refreshToken };
+}
+
+/**
+ * The tokens `clientId` gets for a sign-in of the browser `b` (`sub` signs in when asked): the
+ * code of the whole sign-in, exchanged as the client does.
+ */
+export async function signedInTokens(
+  h: Harness,
+  b: ReturnType<typeof browser>,
+  clientId = 'web-app',
+  sub = 'alice',
+) {
+  const { code } = clientParams(await b.signIn({ client_id: clientId }, sub)).params;
+  const body = expectTokens(
+    await postAsApp(h, clientId, TOKEN, {
+      grant_type: 'authorization_code',
+      code: code ?? '',
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: BROWSER_CODE_VERIFIER,
+    }),
+  );
+  return {
+    accessToken: body.access_token as string,
+    refreshToken: body.refresh_token as string,
+    idToken: body.id_token as string,
+  };
 }

@@ -1,4 +1,4 @@
-import type { GatehouseRequest } from '@gatehouse/core';
+import type { GatehouseRequest } from '@gatehouse-oidc/core';
 import { loadSession, startSession } from '../../packages/core/src/sessions/session.js';
 import { issueAccessToken } from '../../packages/core/src/tokens/access-token.js';
 import { issueIdToken } from '../../packages/core/src/tokens/id-token.js';
@@ -32,12 +32,12 @@ export async function userSessions(h: Harness, realmName = 'test') {
 
   /** Signs `sub` in: the session record and the `Cookie` header the browser sends from then on. */
   async function signIn(sub = 'alice') {
-    const { record, cookies } = await startSession(
+    const { session, cookies } = await startSession(
       context,
       { sub, authTime: h.nowSeconds() },
       undefined,
     );
-    return { record, cookie: cookieHeader(cookies) };
+    return { record: session.record, cookie: cookieHeader(cookies) };
   }
 
   /** The live session the `Cookie` header names, or undefined. */

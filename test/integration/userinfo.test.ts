@@ -1,4 +1,4 @@
-import type { Accounts, GatehouseRequest } from '@gatehouse/core';
+import type { Accounts, GatehouseRequest } from '@gatehouse-oidc/core';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_RESOURCE, TEST_USERS } from '../support/fixtures.js';
@@ -15,10 +15,6 @@ import { DORA_PROFILE, mutableAccounts, postAsApp } from './user-grants.js';
 import { userSessions } from './user-session.js';
 
 const USERINFO = endpointPath('userinfo');
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'WWW-Authenticate',
-};
 
 /** A user with a claim for every scope, and a few that no scope releases. */
 const DORA = {
@@ -59,7 +55,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 function expectClaims(response: TestResponse): Record<string, unknown> {
   expect(response.status).toBe(200);
-  expect(response.headers).toEqual({ 'content-type': JSON_TYPE, ...NO_STORE, ...CORS });
+  expect(response.headers).toEqual({ 'content-type': JSON_TYPE, ...NO_STORE });
   return response.json();
 }
 
@@ -76,14 +72,14 @@ function expectBearerError(
     (scope === undefined ? '' : `, scope="${scope}"`);
   expect({ status: response.status, headers: response.headers, body: response.json() }).toEqual({
     status,
-    headers: { 'content-type': JSON_TYPE, ...NO_STORE, ...CORS, 'www-authenticate': challenge },
+    headers: { 'content-type': JSON_TYPE, ...NO_STORE, 'www-authenticate': challenge },
     body: { error, error_description: description },
   });
 }
 
 const INVALID_TOKEN = 'the access token is invalid, expired or revoked';
 
-describe('the claims of the grant (interface §2.7)', () => {
+describe('the claims of the grant (docs/interface.md §2.7)', () => {
   it('GET: sub, the profile claims, and iss, aud, iat, nbf, exp of the access token', async () => {
     const issuedAt = h.nowSeconds();
     const token = await users.accessToken();
@@ -196,11 +192,11 @@ describe('the claims of the grant (interface §2.7)', () => {
     });
   });
 
-  it('answers the CORS preflight of a browser application', async () => {
+  it('answers the CORS preflight of the origins of the realm’s clients (test/integration/cors.test.ts)', async () => {
     const response = await send({
       method: 'OPTIONS',
       headers: {
-        origin: 'https://spa.example.com',
+        origin: 'https://app.example.com',
         'access-control-request-method': 'GET',
         'access-control-request-headers': 'authorization',
       },
@@ -208,10 +204,11 @@ describe('the claims of the grant (interface §2.7)', () => {
     expect({ status: response.status, headers: response.headers, body: response.body }).toEqual({
       status: 204,
       headers: {
-        ...CORS,
-        'access-control-allow-methods': 'GET, POST',
-        'access-control-allow-headers': 'Authorization',
+        'access-control-allow-origin': 'https://app.example.com',
+        'access-control-allow-methods': 'GET, HEAD, POST',
+        'access-control-allow-headers': 'Authorization, Content-Type, DPoP',
         'access-control-max-age': '600',
+        vary: 'Origin',
       },
       body: undefined,
     });
@@ -243,7 +240,7 @@ describe('no credentials (RFC 6750 §3.1)', () => {
       const response = await send({ method, headers });
       expect({ status: response.status, headers: response.headers, body: response.body }).toEqual({
         status: 401,
-        headers: { ...NO_STORE, ...CORS, 'www-authenticate': `Bearer realm="${h.issuer()}"` },
+        headers: { ...NO_STORE, 'www-authenticate': `Bearer realm="${h.issuer()}"` },
         body: undefined,
       });
     }

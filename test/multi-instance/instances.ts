@@ -82,3 +82,15 @@ function pathOf(path: string, baseUrl: string): string {
   if (!path.startsWith(`${baseUrl}/`)) throw new Error(`not under ${baseUrl}: ${path}`);
   return path.slice(baseUrl.length);
 }
+
+/** A JSON answer of an instance: its status and body (`{}` when empty). */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export async function answer(response: Promise<Response>): Promise<Answer> {
+  const received = await response;
+  const text = await received.text();
+  return { status: received.status, body: text === '' ? {} : JSON.parse(text) };
+}

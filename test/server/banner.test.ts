@@ -1,10 +1,10 @@
-import { parseServerConfig } from '@gatehouse/server';
+import { parseServerConfig } from '@gatehouse-oidc/server';
 import { expect, it } from 'vitest';
 import {
   credentialLines,
   discoveryLines,
   startupWarnings,
-} from '../../packages/server/src/banner.js';
+} from '../../packages/server/src/cli/banner.js';
 import { validConfig, withChanges } from './support.js';
 
 it('lists one discovery URL per realm, from base_url', () => {
@@ -36,9 +36,13 @@ it('prints each secret it knows and says when it knows none', () => {
 
 const COOKIE_SECRET = 'cookie-secret-0123456789abcdef0123456789';
 
-it('accepts a short admin_token, as in the contract example, but warns about it', () => {
+it('accepts a short admin_token only with allow_short_admin_token, and warns about it', () => {
   const short = parseServerConfig(
-    withChanges(validConfig(), { admin_token: 'change-me', cookie_secret: COOKIE_SECRET }),
+    withChanges(validConfig(), {
+      admin_token: 'change-me',
+      allow_short_admin_token: true,
+      cookie_secret: COOKIE_SECRET,
+    }),
   );
   expect(startupWarnings(short)).toEqual([
     expect.stringMatching(/^warning: admin_token is shorter than 32 characters/),

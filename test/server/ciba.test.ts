@@ -1,10 +1,11 @@
-import { type CibaNotification, ConfigError, type ConfigIssue } from '@gatehouse/core';
-import { buildServer, parseServerConfig, type Server } from '@gatehouse/server';
+import { type CibaNotification, ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
+import { fakeClock } from '@gatehouse-oidc/core/testing';
+import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CODE_VERIFIER, S256_CHALLENGE } from '../integration/browser.js';
-import { basicAuthorization, FORM_HEADERS, fakeClock, form, SECRETS } from '../support/fixtures.js';
+import { basicAuthorization, FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
 import { InjectBrowser } from './pages-support.js';
 import { signInThroughPages } from './sign-in-support.js';
 import { ADMIN_TOKEN, validConfig, withChanges } from './support.js';
@@ -118,6 +119,8 @@ describe('CIBA approve and deny through the admin API', () => {
   const clock = fakeClock(Date.now());
   const notifications: CibaNotification[] = [];
   const report = vi.fn();
+  /** The realm whose authenticator channel says it is full. */
+  let busyRealm: string | undefined;
   let server: Server;
   let app: FastifyInstance;
   let idTokenHint: string;
@@ -125,7 +128,10 @@ describe('CIBA approve and deny through the admin API', () => {
   beforeAll(async () => {
     server = buildServer(parseServerConfig(cibaConfig()), {
       now: clock.now,
-      authenticatorPush: { notify: async (notification) => void notifications.push(notification) },
+      authenticatorPush: {
+        notify: async (notification) => void notifications.push(notification),
+        accepts: (realm) => realm !== busyRealm,
+      },
       report,
     });
     app = server.app;
@@ -209,6 +215,31 @@ describe('CIBA approve and deny through the admin API', () => {
     const response = await pollInTime(authReqId);
     expect(response.json().error).toBe('authorization_pending');
   }
+
+  it('answers 503 temporarily_unavailable with Retry-After while the push is full, and pushes nothing', async () => {
+    busyRealm = 'demo';
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/oauth/demo/bc-authorize',
+        headers: { ...FORM_HEADERS, ...AS_WEB },
+        payload: form({ id_token_hint: idTokenHint }),
+      });
+      expect([response.statusCode, response.json()]).toEqual([
+        503,
+        {
+          error: 'temporarily_unavailable',
+          error_description: 'the authenticator is busy; try again later',
+        },
+      ]);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(notifications).toEqual([]);
+    } finally {
+      busyRealm = undefined;
+    }
+    await initiate();
+    expect(notifications).toHaveLength(1);
+  });
 
   it('hands the authenticator push what the app shows', async () => {
     const authReqId = await initiate();
@@ -328,7 +359,7 @@ describe('CIBA approve and deny through the admin API', () => {
     ['an empty amr', '{"amr":[]}', 'amr: must list at least one method'],
     ['an amr value with a space', '{"amr":["hw k"]}', 'amr[0]: each value must be printable'],
     ['acr as a number', '{"acr":3}', 'acr: Invalid input: expected string'],
-    ['an unknown key', '{"auth_time":1}', 'Unrecognized key: "auth_time"'],
+    ['an unknown key', '{"auth_time":1}', "Unrecognized key: 'auth_time'"],
   ])(
     'answers 400 to an approval body that is %s, and leaves the request pending',
     async (_name, body, description) => {

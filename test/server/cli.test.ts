@@ -57,6 +57,24 @@ describe('gatehouse check', () => {
     ]);
   });
 
+  it('reports a code-flow client without redirect URIs and a web client redirecting over plain http', async () => {
+    const file = dir.write(
+      'redirects.json',
+      withChanges(validConfig(), {
+        'realms.0.clients.1.grant_types': ['authorization_code'],
+        'realms.0.clients.2.redirect_uris': ['http://app.example.com/cb', 'http://127.0.0.1/cb'],
+      }),
+    );
+    const { code, stderr } = await runCli(['check', '--config', file]);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')).toEqual([
+      `${file}: invalid configuration`,
+      'realms[0].clients[1].redirect_uris: must list at least one URI for the authorization_code grant',
+      'realms[0].clients[2].redirect_uris[0]: must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+      '',
+    ]);
+  });
+
   it('exits 2 with a clear message for a missing file', async () => {
     const missing = dir.path('missing.json');
     expect(await runCli(['check', '--config', missing])).toEqual({

@@ -1,5 +1,5 @@
-import { ConfigError, type ConfigIssue } from '@gatehouse/core';
-import { ConfigFileError, loadConfig, parseServerConfig } from '@gatehouse/server';
+import { ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
+import { ConfigFileError, loadConfig, parseServerConfig } from '@gatehouse-oidc/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BOB_PASSWORD_HASH, configDir, validConfig, withChanges } from './support.js';
 
@@ -114,9 +114,57 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'applies to postgres:// and redis:// stores only, not to the memory store',
     },
     {
+      name: 'the memory ceiling on a Redis store',
+      changes: { store: 'redis://cache:6379', store_options: { max_bytes: 1024 * 1024 * 1024 } },
+      path: 'store_options.max_bytes',
+      message: 'applies to memory stores only, not to the redis store',
+    },
+    {
+      name: 'a memory ceiling below 1 MiB',
+      changes: { store_options: { max_bytes: 1000 } },
+      path: 'store_options.max_bytes',
+      message: 'Too small',
+    },
+    {
+      name: 'a realm cap of no interaction',
+      changes: { limits: { interactions_per_realm: 0 } },
+      path: 'limits.interactions_per_realm',
+      message: 'Too small',
+    },
+    {
+      name: 'an unknown limit',
+      changes: { limits: { interactionsPerRealm: 5 } },
+      path: 'limits',
+      message: 'interactionsPerRealm',
+    },
+    {
       name: 'empty admin_token',
       changes: { admin_token: '' },
       path: 'admin_token',
+      message: 'Too small',
+    },
+    {
+      name: 'admin_token shorter than 32 characters',
+      changes: { admin_token: 'change-me' },
+      path: 'admin_token',
+      message: 'must be at least 32 characters (set allow_short_admin_token for local development)',
+    },
+    {
+      name: 'ipv6_prefix_length below 32',
+      changes: { ipv6_prefix_length: 16 },
+      path: 'ipv6_prefix_length',
+      message: 'Too small',
+    },
+    {
+      name: 'http_limits with an unknown key',
+      changes: { http_limits: { body_timeout_ms: 5 } },
+      path: 'http_limits',
+      message: 'Unrecognized key: "body_timeout_ms"',
+    },
+    {
+      name: 'a timeout of 0 (none)',
+      changes: { http_limits: { headers_timeout_ms: 0 } },
+      path: 'http_limits.headers_timeout_ms',
       message: 'Too small',
     },
     {
@@ -299,24 +347,37 @@ describe('server config', () => {
       trust_proxy: false,
     });
     expect(config.admin_token).toBeUndefined();
+    expect(config.ipv6_prefix_length).toBe(64);
+    expect(config.http_limits).toEqual({
+      headers_timeout_ms: 10_000,
+      request_timeout_ms: 30_000,
+      keep_alive_timeout_ms: 5_000,
+      idle_timeout_ms: 60_000,
+      max_header_bytes: 16_384,
+    });
     expect(config.realms[0]?.users[1]?.claims).toEqual({});
-    expect(config.store_options).toEqual({ migrate_on_start: false });
+    expect(config.store_options).toEqual({ migrate_on_start: true });
+    expect(config.limits).toEqual({
+      interactions_per_realm: 10_000,
+      logout_confirmations_per_realm: 1_000,
+    });
   });
 
   it.each([
     [
       'postgres://gatehouse:pw@db.internal:5432/auth?sslmode=require',
-      { table_prefix: 'auth_', pool_size: 20, timeout_ms: 1500, migrate_on_start: true },
+      { table_prefix: 'auth_', pool_size: 20, timeout_ms: 1500, migrate_on_start: false },
     ],
     ['postgresql:///auth', {}],
     ['redis://:pw@cache.internal:6379/2', { key_prefix: 'idp:', timeout_ms: 250 }],
     ['rediss://cache.internal', {}],
+    ['memory', { max_bytes: 64 * 1024 * 1024 }],
   ])('accepts the store %s with its settings', (store, storeOptions) => {
     const config = parseServerConfig(
       withChanges(validConfig(), { store, store_options: storeOptions }),
     );
     expect(config.store).toBe(store);
-    expect(config.store_options).toEqual({ migrate_on_start: false, ...storeOptions });
+    expect(config.store_options).toEqual({ migrate_on_start: true, ...storeOptions });
   });
 
   it.each(INVALID)('rejects $name at $path', ({ changes, path, message }) => {

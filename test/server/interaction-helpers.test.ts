@@ -1,15 +1,15 @@
-import { escapeHtml } from '@gatehouse/core';
+import { escapeHtml } from '@gatehouse-oidc/core';
 import { describe, expect, it } from 'vitest';
-import { UserDirectory } from '../../packages/server/src/accounts.js';
-import { CsrfTokens, readCookie } from '../../packages/server/src/csrf.js';
-import { pickLocale } from '../../packages/server/src/i18n.js';
-import { redirectSources } from '../../packages/server/src/interaction-routes.js';
+import { CsrfTokens, readCookie } from '../../packages/server/src/login/csrf.js';
+import { redirectSources } from '../../packages/server/src/login/form-targets.js';
+import type { ScryptHash } from '../../packages/server/src/login/password.js';
+import { UserDirectory } from '../../packages/server/src/login/user-directory.js';
+import { pickLocale } from '../../packages/server/src/pages/i18n.js';
 import { html, SafeHtml } from '../../packages/server/src/pages/layout.js';
-import type { ScryptHash } from '../../packages/server/src/password.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 
-const SCOPE = { path: '/oauth/demo/interaction', secure: false };
-const SECURE_SCOPE = { path: '/oauth/demo/interaction', secure: true };
+const HTTP = false;
+const HTTPS = true;
 const SECRET = 'cookie-secret-0123456789abcdef0123456789';
 
 describe('pickLocale', () => {
@@ -39,46 +39,42 @@ describe('html', () => {
 describe('CsrfTokens', () => {
   it('gives a new browser a 256-bit key and keeps a valid one', () => {
     const csrf = new CsrfTokens(SECRET);
-    const first = csrf.browserKey(undefined, SCOPE);
+    const first = csrf.browserKey(undefined, HTTP);
     expect(first.value).toMatch(/^[\w-]{43}$/);
-    expect(first.setCookie).toBe(
-      `gh_csrf=${first.value}; Path=/oauth/demo/interaction; HttpOnly; SameSite=Lax`,
-    );
-    expect(csrf.browserKey(`a=b; gh_csrf=${first.value}`, SCOPE)).toEqual({ value: first.value });
-    expect(csrf.browserKey('gh_csrf=short', SCOPE).setCookie).toBeDefined();
+    expect(first.setCookie).toBe(`gh_csrf=${first.value}; Path=/; HttpOnly; SameSite=Lax`);
+    expect(csrf.browserKey(`a=b; gh_csrf=${first.value}`, HTTP)).toEqual({ value: first.value });
+    expect(csrf.browserKey('gh_csrf=short', HTTP).setCookie).toBeDefined();
   });
 
   it('binds a token to the secret, the realm, the interaction and the browser', () => {
     const csrf = new CsrfTokens(SECRET);
-    const key = csrf.browserKey(undefined, SCOPE).value;
+    const key = csrf.browserKey(undefined, HTTP).value;
     const cookie = `gh_csrf=${key}`;
     const token = csrf.token(key, 'demo', 'i1');
-    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(true);
-    expect(csrf.verify(cookie, SCOPE, 'demo', 'i2', token)).toBe(false);
-    expect(csrf.verify(cookie, SCOPE, 'staff', 'i1', token)).toBe(false);
-    expect(csrf.verify(`gh_csrf=${'A'.repeat(43)}`, SCOPE, 'demo', 'i1', token)).toBe(false);
-    expect(csrf.verify(undefined, SCOPE, 'demo', 'i1', token)).toBe(false);
-    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', null)).toBe(false);
-    expect(csrf.verify(cookie, SCOPE, 'demo', 'i1', `${token}=`)).toBe(false);
+    expect(csrf.verify(cookie, HTTP, 'demo', 'i1', token)).toBe(true);
+    expect(csrf.verify(cookie, HTTP, 'demo', 'i2', token)).toBe(false);
+    expect(csrf.verify(cookie, HTTP, 'staff', 'i1', token)).toBe(false);
+    expect(csrf.verify(`gh_csrf=${'A'.repeat(43)}`, HTTP, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(undefined, HTTP, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(cookie, HTTP, 'demo', 'i1', null)).toBe(false);
+    expect(csrf.verify(cookie, HTTP, 'demo', 'i1', `${token}=`)).toBe(false);
     // Same secret, same token (several instances); another secret, another token.
     expect(new CsrfTokens(SECRET).token(key, 'demo', 'i1')).toBe(token);
-    expect(new CsrfTokens(`${SECRET}x`).verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(new CsrfTokens(`${SECRET}x`).verify(cookie, HTTP, 'demo', 'i1', token)).toBe(false);
     // Without a configured secret, a random one.
-    expect(new CsrfTokens(undefined).verify(cookie, SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(new CsrfTokens(undefined).verify(cookie, HTTP, 'demo', 'i1', token)).toBe(false);
   });
 
-  it('names the cookie __Secure-gh_csrf on https and reads only that name there', () => {
+  it('names the cookie __Host-gh_csrf on https and reads only that name there', () => {
     const csrf = new CsrfTokens(SECRET);
-    const { value, setCookie } = csrf.browserKey(undefined, SECURE_SCOPE);
-    expect(setCookie).toBe(
-      `__Secure-gh_csrf=${value}; Path=/oauth/demo/interaction; HttpOnly; SameSite=Lax; Secure`,
-    );
+    const { value, setCookie } = csrf.browserKey(undefined, HTTPS);
+    expect(setCookie).toBe(`__Host-gh_csrf=${value}; Path=/; HttpOnly; SameSite=Lax; Secure`);
     const token = csrf.token(value, 'demo', 'i1');
-    expect(csrf.verify(`__Secure-gh_csrf=${value}`, SECURE_SCOPE, 'demo', 'i1', token)).toBe(true);
+    expect(csrf.verify(`__Host-gh_csrf=${value}`, HTTPS, 'demo', 'i1', token)).toBe(true);
     // A plain gh_csrf may have been planted over http by a neighbour: on https it is no key.
-    expect(csrf.verify(`gh_csrf=${value}`, SECURE_SCOPE, 'demo', 'i1', token)).toBe(false);
-    expect(csrf.browserKey(`gh_csrf=${value}`, SECURE_SCOPE).setCookie).toBeDefined();
-    expect(csrf.verify(`__Secure-gh_csrf=${value}`, SCOPE, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.verify(`gh_csrf=${value}`, HTTPS, 'demo', 'i1', token)).toBe(false);
+    expect(csrf.browserKey(`gh_csrf=${value}`, HTTPS).setCookie).toBeDefined();
+    expect(csrf.verify(`__Host-gh_csrf=${value}`, HTTP, 'demo', 'i1', token)).toBe(false);
   });
 
   it('reads the first cookie of a name', () => {
@@ -113,10 +109,11 @@ describe('UserDirectory', () => {
       },
     ],
   };
+  const usersOf = (name: string) => (name === realm.name ? realm.users : undefined);
 
   it('checks an unknown username against a hash of the realm’s usual cost', async () => {
     const checked: ScryptHash[] = [];
-    const users = new UserDirectory([realm], {
+    const users = new UserDirectory(usersOf, {
       verify: async (_password, hash) => {
         checked.push(hash);
         return false;
@@ -130,8 +127,8 @@ describe('UserDirectory', () => {
     expect(unknown?.salt).not.toEqual(known?.salt);
   });
 
-  it('finds accounts by realm and subject', async () => {
-    const users = new UserDirectory([realm]);
+  it('finds users by realm and subject (the provider’s Accounts)', async () => {
+    const users = new UserDirectory(usersOf);
     expect(await users.findAccount('demo', 'carol-sub')).toEqual({
       sub: 'carol-sub',
       claims: { name: 'Carol' },
@@ -143,7 +140,7 @@ describe('UserDirectory', () => {
   });
 
   it('matches usernames exactly and needs the right password', async () => {
-    const users = new UserDirectory([realm]);
+    const users = new UserDirectory(usersOf);
     expect(await users.authenticate('demo', 'bob', 'bob-password')).toBe('bob-sub');
     expect(await users.authenticate('demo', 'Bob', 'bob-password')).toBeUndefined();
     expect(await users.authenticate('other', 'bob', 'bob-password')).toBeUndefined();

@@ -4,23 +4,24 @@ import {
   type InteractionResult,
   type Interactions,
   StoreUnavailableError,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
+import { fakeClock } from '@gatehouse-oidc/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UserDirectory } from '../../packages/server/src/accounts.js';
-import { CsrfTokens } from '../../packages/server/src/csrf.js';
-import { interactionRoutes } from '../../packages/server/src/interaction-routes.js';
+import { CsrfTokens } from '../../packages/server/src/login/csrf.js';
+import { interactionRoutes } from '../../packages/server/src/login/interaction-routes.js';
 import {
-  LoginThrottle,
-  type LoginThrottleOptions,
-} from '../../packages/server/src/login-throttle.js';
-import { messagePage } from '../../packages/server/src/pages/message.js';
-import {
+  type CheckKind,
   DerivationSlots,
   type ScryptHash,
   verifyPassword,
-} from '../../packages/server/src/password.js';
-import { fakeClock } from '../support/fixtures.js';
+} from '../../packages/server/src/login/password.js';
+import {
+  LoginThrottle,
+  type LoginThrottleOptions,
+} from '../../packages/server/src/login/throttle.js';
+import { UserDirectory } from '../../packages/server/src/login/user-directory.js';
+import { messagePage } from '../../packages/server/src/pages/message.js';
 import { expectPageHeaders, openPage, postForm } from './pages-support.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 
@@ -42,7 +43,9 @@ const REALMS = [
   },
 ];
 /** Shared by most tests: the plain-text password is hashed once, at the first login. */
-const USERS = new UserDirectory(REALMS);
+/** The users of REALMS, by realm name. */
+const usersOf = (name: string) => REALMS.find((realm) => realm.name === name)?.users;
+const USERS = new UserDirectory(usersOf);
 
 /** The provider's side of interactions, in memory: what the pages read and finish. */
 class FakeInteractions implements Interactions {
@@ -126,26 +129,26 @@ describe('login page', () => {
     expect(body).not.toMatch(/<script/i);
   });
 
-  it('sets the CSRF cookie HttpOnly, SameSite=Lax, on the realm interaction path; __Secure- on https', async () => {
+  it('sets the CSRF cookie HttpOnly, SameSite=Lax, on the whole origin; __Host- on https', async () => {
     const http = pages();
     const plain = await openPage(http.app, http.interactions.add({ id: 'i1', prompt: 'login' }));
     expect(plain.response.headers['set-cookie']).toMatch(
-      /^gh_csrf=[\w-]{43}; Path=\/oauth\/demo\/interaction; HttpOnly; SameSite=Lax$/,
+      /^gh_csrf=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/,
     );
     const https = pages({ baseUrl: 'https://id.example.com/auth' });
     const secure = await openPage(https.app, https.interactions.add({ id: 'i1', prompt: 'login' }));
     expect(secure.response.headers['set-cookie']).toMatch(
-      /^__Secure-gh_csrf=[\w-]{43}; Path=\/auth\/oauth\/demo\/interaction; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Host-gh_csrf=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
     );
     // On https a plain gh_csrf cookie, which a plain-http neighbour could plant, is not the key.
-    const planted = secure.cookie.replace('__Secure-gh_csrf', 'gh_csrf');
+    const planted = secure.cookie.replace('__Host-gh_csrf', 'gh_csrf');
     const fields = { csrf_token: secure.token, username: 'alice', password: 'alice-password' };
     const refused = await postForm(https.app, '/oauth/demo/interaction/i1', fields, {
       cookie: planted,
     });
     expect(refused.statusCode).toBe(403);
     const replanted = await openPage(https.app, '/oauth/demo/interaction/i1', planted);
-    expect(replanted.response.headers['set-cookie']).toMatch(/^__Secure-gh_csrf=/);
+    expect(replanted.response.headers['set-cookie']).toMatch(/^__Host-gh_csrf=/);
     // A browser that already has its key keeps it.
     const again = await openPage(http.app, '/oauth/demo/interaction/i1', plain.cookie);
     expect(again.response.headers['set-cookie']).toBeUndefined();
@@ -206,6 +209,18 @@ describe('login page', () => {
     expect(body).toContain('name="username" type="text" autocomplete="username"');
     expect(body).toMatch(/name="username"[^>]* value="alice">/);
   });
+
+  it('fills in the username of the user an id_token_hint names, before any login_hint', async () => {
+    const { app, interactions } = pages();
+    const url = interactions.add({
+      id: 'i1',
+      prompt: 'login',
+      expectedSub: 'bob-sub',
+      loginHint: 'alice',
+    });
+    const { body } = (await openPage(app, url)).response;
+    expect(body).toMatch(/name="username"[^>]* value="bob">/);
+  });
 });
 
 describe('CSRF', () => {
@@ -237,7 +252,9 @@ describe('CSRF', () => {
     ['a missing token', () => ({}), ({ cookie }: { cookie: string }) => cookie],
     [
       'a wrong token',
-      ({ token }: { token: string }) => ({ csrf_token: `${token.slice(0, -1)}A` }),
+      ({ token }: { token: string }) => ({
+        csrf_token: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`,
+      }),
       ({ cookie }: { cookie: string }) => cookie,
     ],
     [
@@ -289,7 +306,7 @@ describe('failure throttle', () => {
   /** The shared users, with each password check counted. */
   function countedUsers() {
     const checks = { count: 0 };
-    const users = new UserDirectory(REALMS, {
+    const users = new UserDirectory(usersOf, {
       verify: (password: string, hash: ScryptHash) => {
         checks.count += 1;
         return verifyPassword(password, hash);
@@ -416,9 +433,10 @@ describe('failure throttle', () => {
 describe('password check queue', () => {
   /** Users whose checks go through `slots`, and a way to hold those slots busy. */
   function busyUsers() {
-    const slots = new DerivationSlots({ concurrent: 1, waitingChecks: 1 });
-    const users = new UserDirectory(REALMS, {
-      verify: (password: string, hash: ScryptHash) => verifyPassword(password, hash, slots),
+    const slots = new DerivationSlots({ concurrent: 1, waitingChecks: 1, waitingSuspectChecks: 1 });
+    const users = new UserDirectory(usersOf, {
+      verify: (password: string, hash: ScryptHash, kind: CheckKind) =>
+        verifyPassword(password, hash, slots, kind),
     });
     let release!: () => void;
     const released = new Promise<void>((resolve) => {
@@ -435,13 +453,16 @@ describe('password check queue', () => {
     };
   }
 
-  it('answers 503 at once when too many checks wait, without counting a failure', async () => {
+  it('answers 503 at once when too many checks wait, counting it against the address only', async () => {
     const { users, release } = busyUsers();
-    const { app, interactions } = pages({ users });
+    const { app, interactions } = pages({
+      users,
+      throttle: { perAddress: { maxFailures: 6, windowSeconds: 900 } },
+    });
     const url = interactions.add({ id: 'i1', prompt: 'login' });
     const page = await openPage(app, url);
     const fields = { csrf_token: page.token, username: 'alice', password: 'wrong-password' };
-    for (let i = 0; i < 6; i += 1) {
+    for (let i = 0; i < 5; i += 1) {
       const busy = await postForm(app, url, fields, { cookie: page.cookie });
       expect(busy.statusCode).toBe(503);
       expectPageHeaders(busy.headers);
@@ -451,14 +472,21 @@ describe('password check queue', () => {
       expect(busy.body).toBe(messagePage('en', 'unavailable'));
     }
     await release();
-    // Six refusals counted nothing: the right password now goes through.
-    const response = await postForm(
-      app,
-      url,
-      { ...fields, password: 'alice-password' },
-      { cookie: page.cookie },
-    );
-    expect(response.statusCode).toBe(303);
+    // Five refusals did not count against alice (5 failures block a username at an address)...
+    const right = { ...fields, password: 'alice-password' };
+    expect((await postForm(app, url, right, { cookie: page.cookie })).statusCode).toBe(303);
+    // ...but against the address: one more failure and it is blocked.
+    const next = interactions.add({ id: 'i2', prompt: 'login' });
+    const nextPage = await openPage(app, next);
+    const post = (password: string) =>
+      postForm(
+        app,
+        next,
+        { csrf_token: nextPage.token, username: 'bob', password },
+        { cookie: nextPage.cookie },
+      );
+    expect((await post('wrong-password')).statusCode).toBe(401);
+    expect((await post('bob-password')).statusCode).toBe(429);
   });
 
   it('says it in the page’s language', async () => {

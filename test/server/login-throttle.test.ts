@@ -1,10 +1,7 @@
+import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  addressKey,
-  type LoginAttempt,
-  LoginThrottle,
-} from '../../packages/server/src/login-throttle.js';
-import { fakeClock } from '../support/fixtures.js';
+import { type LoginAttempt, LoginThrottle } from '../../packages/server/src/login/throttle.js';
+import { addressKey } from '../../packages/server/src/throttle/address-key.js';
 
 function throttle(options: ConstructorParameters<typeof LoginThrottle>[0] = {}) {
   const clock = fakeClock();
@@ -115,6 +112,47 @@ describe('LoginThrottle', () => {
     ['1:2:3:4:5::192.0.2.1', '1:2:3:4::/64'],
   ])('keys %s as %s', (address, key) => {
     expect(addressKey(address)).toBe(key);
+  });
+
+  it.each([
+    ['2001:db8:1:2:3:4:5:6', 48, '2001:db8:1::/48'],
+    ['2001:db8:1:2:3:4:5:6', 56, '2001:db8:1:0::/56'],
+    ['2001:db8:1:2ff:3:4:5:6', 56, '2001:db8:1:200::/56'],
+    ['2001:db8:1:2:3:4:5:6', 128, '2001:db8:1:2:3:4:5:6/128'],
+    ['::ffff:192.0.2.1', 48, '192.0.2.1'],
+  ])('keys %s under a /%i prefix as %s', (address, prefix, key) => {
+    expect(addressKey(address, prefix)).toBe(key);
+  });
+
+  it('counts IPv6 addresses by the configured prefix', () => {
+    const { throttle: t } = throttle({ ipv6PrefixLength: 48 });
+    for (let i = 1; i <= 5; i += 1) t.attempt('demo', 'alice', `2001:db8:7:${i}::1`);
+    expect(allowed(t, 'alice', '2001:db8:7:ffff::1')).toBe(false);
+    expect(allowed(t, 'alice', '2001:db8:8::1')).toBe(true);
+  });
+
+  it('marks an attempt suspect once its address has a failure in its window', () => {
+    const { clock, throttle: t } = throttle();
+    const first = t.attempt('demo', 'alice', '192.0.2.1') as LoginAttempt;
+    expect(first.suspect).toBe(false);
+    expect(t.attempt('demo', 'bob', '192.0.2.1')?.suspect).toBe(true);
+    expect(t.attempt('demo', 'alice', '192.0.2.2')?.suspect).toBe(false);
+    clock.advance(900);
+    expect(t.attempt('demo', 'alice', '192.0.2.1')?.suspect).toBe(false);
+    // A success takes its own failure back: the address is not suspect for it.
+    t.attempt('demo', 'carol', '192.0.2.3')?.succeeded();
+    expect(t.attempt('demo', 'carol', '192.0.2.3')?.suspect).toBe(false);
+  });
+
+  it('counts a busy refusal against the address, not the username', () => {
+    const { throttle: t } = throttle({ perAddress: { maxFailures: 6, windowSeconds: 900 } });
+    for (let i = 0; i < 5; i += 1) t.attempt('demo', 'alice', '192.0.2.1')?.busy();
+    // Five busy refusals: alice may still try at that address, once more, then the address is full.
+    const attempt = t.attempt('demo', 'alice', '192.0.2.1') as LoginAttempt;
+    attempt.busy();
+    attempt.cancel();
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(false);
+    expect(allowed(t, 'alice', '192.0.2.2')).toBe(true);
   });
 
   it('holds at most maxEntries keys, dropping expired windows first, then the oldest', () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Io } from '../../packages/server/src/commands/io.js';
-import { migrate } from '../../packages/server/src/commands/migrate.js';
+import type { Io } from '../../packages/server/src/cli/commands/io.js';
+import { migrate } from '../../packages/server/src/cli/commands/migrate.js';
 import { freePort } from '../support/ports.js';
 import { dropPostgresStore, sql, uniquePrefix } from '../support/service-admin.js';
 import { POSTGRES, serviceUrl } from '../support/services.js';
@@ -132,9 +132,9 @@ describe.skipIf(!postgresUrl)('gatehouse serve on PostgreSQL', () => {
     return new CliProcess(['serve', '--config', file, '--port', '0']);
   }
 
-  it('with migrate_on_start creates the schema before listening, and is healthy', async () => {
+  it('creates the schema before listening by default, and is healthy', async () => {
     const prefix = freshPrefix();
-    const cli = await serve({ table_prefix: prefix, migrate_on_start: true });
+    const cli = await serve({ table_prefix: prefix });
     const origin = await cli.origin();
     await cli.waitFor(/^store: /m);
     const lines = cli.stdout.split('\n');
@@ -145,9 +145,26 @@ describe.skipIf(!postgresUrl)('gatehouse serve on PostgreSQL', () => {
     cli.kill();
   });
 
-  it('without it answers 503 on /healthz, says why, and turns healthy once migrated', async () => {
+  it('creates the schema once when several instances start at once, and each is healthy', async () => {
     const prefix = freshPrefix();
-    const cli = await serve({ table_prefix: prefix });
+    const file = dir.write(
+      `${uniquePrefix('serve')}.json`,
+      withChanges(validConfig(), { store: url, store_options: { table_prefix: prefix } }),
+    );
+    const clis = [1, 2, 3].map(() => new CliProcess(['serve', '--config', file, '--port', '0']));
+    const origins = await Promise.all(clis.map((cli) => cli.origin()));
+    const firstLines = clis.map((cli) => cli.stdout.split('\n')[0]);
+    expect(firstLines.filter((line) => line?.includes('created table'))).toHaveLength(1);
+    expect(firstLines.filter((line) => line?.includes('already exists'))).toHaveLength(2);
+    for (const origin of origins) {
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    }
+    for (const cli of clis) cli.kill();
+  });
+
+  it('with migrate_on_start false answers 503 on /healthz, says why, and turns healthy once migrated', async () => {
+    const prefix = freshPrefix();
+    const cli = await serve({ table_prefix: prefix, migrate_on_start: false });
     const origin = await cli.origin();
     await cli.waitFor(/^warning: \/healthz answers 503 until the store answers: /m, 'stderr');
     expect(cli.stderr).toContain(
@@ -164,14 +181,13 @@ describe.skipIf(!postgresUrl)('gatehouse serve on PostgreSQL', () => {
   });
 });
 
-describe('gatehouse serve with migrate_on_start', () => {
-  it('exits 1 before listening when PostgreSQL cannot be reached', async () => {
+describe('gatehouse serve on PostgreSQL, creating its schema', () => {
+  it('exits 1 before listening when PostgreSQL cannot be reached, for a supervisor to retry', async () => {
     const port = await freePort();
     const file = dir.write(
       'unreachable.json',
       withChanges(validConfig(), {
         store: `postgres://gatehouse:hunter2-secret@127.0.0.1:${port}/auth`,
-        store_options: { migrate_on_start: true },
         cookie_secret: 'migrate-cookie-secret-0123456789abcdef',
       }),
     );

@@ -1,6 +1,10 @@
-import { hashPassword, parsePasswordHash, verifyPassword } from '@gatehouse/server';
+import { hashPassword, parsePasswordHash, verifyPassword } from '@gatehouse-oidc/server';
 import { describe, expect, it } from 'vitest';
-import { DerivationSlots, PasswordCheckBusyError } from '../../packages/server/src/password.js';
+import {
+  type DerivationLimits,
+  DerivationSlots,
+  PasswordCheckBusyError,
+} from '../../packages/server/src/login/password.js';
 import { BOB_PASSWORD_HASH } from './support.js';
 
 const CHEAP = { N: 2 ** 14 };
@@ -74,10 +78,10 @@ describe('password hashes', () => {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Slots whose derivations the test finishes (or fails) when it wants; `started` records the order. */
-function heldSlots(limits: { concurrent: number; waitingChecks: number }) {
-  const slots = new DerivationSlots(limits);
+function heldSlots(limits: Partial<DerivationLimits> & { concurrent: number }) {
+  const slots = new DerivationSlots({ waitingChecks: 8, waitingSuspectChecks: 8, ...limits });
   const started: string[] = [];
-  const submit = (name: string, kind: 'check' | 'hash' = 'check') => {
+  const submit = (name: string, kind: 'check' | 'suspect-check' | 'hash' = 'check') => {
     let finish!: () => void;
     let fail!: (error: Error) => void;
     const done = new Promise<string>((resolve, reject) => {
@@ -129,6 +133,37 @@ describe('DerivationSlots', () => {
     expect(started).toEqual(['running', 'w1', 'w2', 'hash']);
     // Once the queue has drained, checks are accepted again.
     expect(await slots.run(async () => 'later', 'check')).toBe('later');
+  });
+
+  it('runs suspect checks after every other waiting derivation', async () => {
+    const { started, submit } = heldSlots({ concurrent: 1 });
+    const running = submit('running');
+    const waiting = [submit('s1', 'suspect-check'), submit('c1'), submit('s2', 'suspect-check')];
+    const hash = submit('h1', 'hash');
+    for (const derivation of [running, ...waiting, hash]) derivation.finish();
+    await Promise.all([running, ...waiting, hash].map(({ result }) => result));
+    expect(started).toEqual(['running', 'c1', 'h1', 's1', 's2']);
+  });
+
+  it('keeps waiting places for checks that are not suspect', async () => {
+    const { started, submit } = heldSlots({
+      concurrent: 1,
+      waitingChecks: 3,
+      waitingSuspectChecks: 2,
+    });
+    const accepted = [
+      submit('running'),
+      submit('s1', 'suspect-check'),
+      submit('s2', 'suspect-check'),
+    ];
+    const refused = submit('s3', 'suspect-check');
+    await expect(refused.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    const clean = submit('c1');
+    const full = submit('c2');
+    await expect(full.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    for (const derivation of [...accepted, clean]) derivation.finish();
+    await Promise.all([...accepted, clean].map(({ result }) => result));
+    expect(started).toEqual(['running', 'c1', 's1', 's2']);
   });
 
   it('frees the slot of a derivation that fails', async () => {

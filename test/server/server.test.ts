@@ -1,7 +1,8 @@
-import { MemoryStore, type Store, StoreUnavailableError } from '@gatehouse/core';
-import { buildServer, parseServerConfig, type ServerOptions } from '@gatehouse/server';
+import { MemoryStore, type Store, StoreUnavailableError } from '@gatehouse-oidc/core';
+import { buildServer, parseServerConfig, type ServerOptions } from '@gatehouse-oidc/server';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { S256_CHALLENGE } from '../integration/browser.js';
 import { ADMIN_TOKEN, validConfig, withChanges } from './support.js';
 
 const apps: FastifyInstance[] = [];
@@ -100,12 +101,30 @@ describe('admin API', () => {
     expect(response.json()).toEqual({ error: 'not_found', error_description: 'unknown realm' });
   });
 
+  it("answers the store's counters of what it dropped or refused", async () => {
+    const { app, store } = start({ limits: { interactions_per_realm: 1 } });
+    const authorize = (state: string) =>
+      app.inject({
+        url: `/oauth/demo/authorize?response_type=code&client_id=web&redirect_uri=https://app.example.com/cb&scope=openid&state=${state}&code_challenge=${S256_CHALLENGE}&code_challenge_method=S256`,
+      });
+    for (const state of ['one', 'two']) {
+      expect((await authorize(state)).headers.location).toMatch(/\/interaction\//);
+    }
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const response = await app.inject({ url: '/admin/store', headers: admin });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.json()).toEqual(store.metrics());
+    expect(response.json()).toMatchObject({ evicted: 1, shed: 0, refused: 0 });
+    expect((await app.inject({ url: '/admin/store' })).statusCode).toBe(401);
+  });
+
   it('guards unknown admin paths with the token too', async () => {
     const { app } = start();
-    expect((await app.inject({ method: 'GET', url: '/admin/realms' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/admin/nothing-here' })).statusCode).toBe(401);
     const known = await app.inject({
       method: 'GET',
-      url: '/admin/realms',
+      url: '/admin/nothing-here',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(known.statusCode).toBe(404);
@@ -185,6 +204,34 @@ describe('buildServer', () => {
       issuer: 'https://id.example.com/oauth/demo',
       token_endpoint: 'https://id.example.com/oauth/demo/token',
     });
+  });
+
+  it('offers RS256 ID tokens in every realm, and publishes an RS256 key once a client uses them', async () => {
+    const { app } = start({ 'realms.0.clients.2.id_token_signed_response_alg': 'RS256' });
+    const metadata = (
+      await app.inject({ url: '/oauth/demo/.well-known/openid-configuration' })
+    ).json();
+    expect(metadata.id_token_signing_alg_values_supported).toEqual(['ES256', 'RS256']);
+    const keys = (await app.inject({ url: '/oauth/demo/jwks' })).json().keys;
+    expect(keys.map((key: { alg: string }) => key.alg)).toEqual(['ES256', 'RS256']);
+  });
+
+  it('answers the CORS preflight of a client origin at the token endpoint, never at the admin API', async () => {
+    const { app } = start();
+    const preflight = (url: string) =>
+      app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
+    const token = await preflight('/oauth/demo/token');
+    expect(token.statusCode).toBe(204);
+    expect(token.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    for (const url of ['/admin/realms/demo/keys/rotate', '/oauth/demo/introspect']) {
+      const refused = await preflight(url);
+      expect(refused.statusCode, url).not.toBe(204);
+      expect(refused.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
   });
 
   it('closes the store when the app closes', async () => {

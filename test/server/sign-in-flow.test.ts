@@ -1,8 +1,9 @@
-import { buildServer, parseServerConfig } from '@gatehouse/server';
+import { fakeClock } from '@gatehouse-oidc/core/testing';
+import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODE_VERIFIER, S256_CHALLENGE } from '../integration/browser.js';
-import { basicAuthorization, fakeClock, SECRETS } from '../support/fixtures.js';
+import { basicAuthorization, SECRETS } from '../support/fixtures.js';
 import { csrfTokenOf, expectPageHeaders, InjectBrowser, type Injector } from './pages-support.js';
 import { validConfig, withChanges } from './support.js';
 
@@ -146,8 +147,8 @@ describe('sign-in through the built-in pages', () => {
   it('leaves an HttpOnly, SameSite=Lax session cookie, so prompt=none then succeeds silently', async () => {
     const s = server();
     await signIn(s);
-    expect(s.browser.setCookies.get('gh_session')).toMatch(
-      /^gh_session=[\w-]+; Path=\/oauth\/demo; SameSite=Lax; Max-Age=\d+; HttpOnly$/,
+    expect(s.browser.setCookies.get('gh_session-demo')).toMatch(
+      /^gh_session-demo=[\w-]+\.[\w-]+; Path=\/; SameSite=Lax; Max-Age=\d+; HttpOnly$/,
     );
     const silent = await s.browser.get(authorizeUrl(s.issuer, { prompt: 'none' }));
     expect(atClient(silent)).toEqual({
@@ -158,12 +159,15 @@ describe('sign-in through the built-in pages', () => {
     });
   });
 
-  it('marks every cookie Secure when base_url is https', async () => {
+  it('makes every cookie a __Host- one, Secure on Path=/, when base_url is https', async () => {
     const s = server('https://id.example.com');
     atClient((await signIn(s)).final);
-    for (const name of ['__Secure-gh_csrf', '__Secure-gh_session', '__Host-gh_browser']) {
+    for (const name of ['__Host-gh_csrf', '__Host-gh_session-demo', '__Host-gh_browser']) {
       const attributes = s.browser.setCookies.get(name)?.split('; ').slice(1);
-      expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Lax', 'Secure']));
+      expect(attributes).toEqual(
+        expect.arrayContaining(['Path=/', 'HttpOnly', 'SameSite=Lax', 'Secure']),
+      );
+      expect(attributes?.some((attribute) => attribute.startsWith('Domain'))).toBe(false);
     }
   });
 
@@ -194,6 +198,22 @@ describe('sign-in through the built-in pages', () => {
     expect(login.headers['content-security-policy']).toContain(
       "form-action 'self' https://app.example.com;",
     );
+  });
+
+  it('ends with a page that posts the code to the client for response_mode=form_post', async () => {
+    const s = server();
+    const { final } = await signIn(s, { response_mode: 'form_post' });
+    expect(final.statusCode).toBe(200);
+    expect(final.headers['content-security-policy']).toMatch(
+      /^default-src 'none'; script-src 'sha256-[\w+/]+=*';.* frame-ancestors 'none'/,
+    );
+    const form = /<form method="post" action="([^"]+)">(.*)<\/form>/s.exec(final.body);
+    expect(form?.[1]).toBe(REDIRECT_URI);
+    const fields = Object.fromEntries(
+      [...(form?.[2] ?? '').matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    expect(Object.keys(fields).sort()).toEqual(['code', 'iss', 'session_state', 'state']);
+    expect(fields.state).toBe('state-123');
   });
 
   it('serves the pages before the Gatehouse catch-all: an unknown interaction is a page, not JSON', async () => {
@@ -282,3 +302,38 @@ async function tryPassword(s: ReturnType<typeof server>, password: string) {
   const fields = { username: 'alice', password, csrf_token: csrfTokenOf(login.body) };
   return s.browser.post(s.browser.lastUrl, fields);
 }
+
+describe('logout pages in the languages of the login pages', () => {
+  /** The confirmation page's one-time token. */
+  const confirmationOf = (body: string) =>
+    /name="confirmation" value="([^"]+)"/.exec(body)?.[1] ?? '';
+
+  it.each([
+    ['fr-CA fr', 'fr', 'Se déconnecter ?', 'Se déconnecter', 'Vous êtes déconnecté.'],
+    ['de', 'en', 'Sign out?', 'Sign out', 'You are signed out.'],
+  ])('ui_locales=%s: asks and confirms in %s', async (uiLocales, lang, heading, button, done) => {
+    const s = server();
+    await signIn(s, { ui_locales: uiLocales });
+    const confirm = await s.browser.get(
+      `${s.issuer}/logout?${new URLSearchParams({ ui_locales: uiLocales })}`,
+    );
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain(`<html lang="${lang}">`);
+    expect(confirm.body).toContain(`<h1>${heading}</h1>`);
+    expect(confirm.body).toContain(`<button type="submit">${button}</button>`);
+    const signedOut = await s.browser.post(`${s.issuer}/logout`, {
+      confirmation: confirmationOf(confirm.body),
+    });
+    expect(signedOut.statusCode).toBe(200);
+    expect(signedOut.body).toContain(`<html lang="${lang}">`);
+    expect(signedOut.body).toContain(done);
+  });
+
+  it('explains a refused logout request in French', async () => {
+    const s = server();
+    const failed = await s.browser.get(`${s.issuer}/logout?client_id=nobody&ui_locales=fr`);
+    expect(failed.statusCode).toBe(400);
+    expect(failed.body).toContain('<h1>Échec de la déconnexion</h1>');
+    expect(failed.headers['x-frame-options']).toBe('DENY');
+  });
+});

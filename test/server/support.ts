@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerConfigInput } from '@gatehouse/server';
+import type { ServerConfigInput } from '@gatehouse-oidc/server';
 import { SECRETS } from '../support/fixtures.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -89,7 +89,7 @@ export function configDir() {
   };
 }
 
-/** The CLI from its TypeScript sources, resolving @gatehouse/* to sources like vitest does. */
+/** The CLI from its TypeScript sources, resolving @gatehouse-oidc/* to sources like vitest does. */
 export class CliProcess {
   readonly child: ChildProcess;
   stdout = '';
@@ -99,7 +99,7 @@ export class CliProcess {
   constructor(args: readonly string[]) {
     this.child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'packages/server/src/cli.ts', ...args],
+      ['--import', 'tsx', 'packages/server/src/cli/main.ts', ...args],
       {
         cwd: ROOT,
         env: { ...process.env, TSX_TSCONFIG_PATH: 'test/tsconfig.json' },

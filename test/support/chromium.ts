@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe } from 'vitest';
 
 /** Where `apt-get install chromium` (and so .ci/run) puts it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -33,5 +34,23 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
     ],
+  });
+}
+
+/**
+ * A suite with one headless Chromium for all its tests, skipped as `skipWithoutChromium` says.
+ * `body` gets the browser through a function: it is launched only when the suite runs.
+ */
+export function describeInChromium(title: string, body: (browser: () => Browser) => void): void {
+  describe.skipIf(skipWithoutChromium(title))(title, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+    afterAll(() => browser?.close());
+    body(() => {
+      if (!browser) throw new Error('Chromium is not running');
+      return browser;
+    });
   });
 }

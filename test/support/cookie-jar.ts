@@ -47,6 +47,13 @@ export class CookieJar {
     this.#cookies.push({ name, value, path, secure: false });
   }
 
+  /** Another jar holding the same cookies from now on apart: a second profile of the browser. */
+  clone(): CookieJar {
+    const copy = new CookieJar();
+    copy.#cookies = this.#cookies.map((cookie) => ({ ...cookie }));
+    return copy;
+  }
+
   /** The value of `name` a request to `url` would carry first. */
   get(name: string, url: URL): string | undefined {
     return this.#sent(url).find((cookie) => cookie.name === name)?.value;

@@ -25,6 +25,7 @@ interface SqlClient {
 interface RedisClient {
   scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]>;
   unlink(...keys: string[]): Promise<number>;
+  info(...sections: string[]): Promise<string>;
   quit(): Promise<unknown>;
 }
 
@@ -50,12 +51,13 @@ export async function sql(
   }
 }
 
-/** Drops the table and sequence a PostgreSQL store with this prefix created, if any. */
+/** Drops the table, sequence and functions a PostgreSQL store with this prefix created, if any. */
 export async function dropPostgresStore(url: string, tablePrefix: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]*$/.test(tablePrefix)) throw new Error(`bad prefix ${tablePrefix}`);
   await sql(
     url,
-    `DROP TABLE IF EXISTS "${tablePrefix}records"; DROP SEQUENCE IF EXISTS "${tablePrefix}revisions"`,
+    `DROP TABLE IF EXISTS "${tablePrefix}caps", "${tablePrefix}records"; DROP SEQUENCE IF EXISTS "${tablePrefix}revisions";
+     DROP FUNCTION IF EXISTS "${tablePrefix}grant_open"(text), "${tablePrefix}revoke_grant"(text, float8)`,
   );
 }
 
@@ -92,6 +94,34 @@ export async function countRedisKeys(url: string, keyPrefix: string): Promise<nu
       cursor = next;
     } while (cursor !== '0');
     return count;
+  } finally {
+    await client.quit();
+  }
+}
+
+/** What a whole Redis server did since it started (every client's work, not one prefix's). */
+export interface RedisServerStats {
+  /** CPU time of the server process, user + system. */
+  cpuMicros: number;
+  /** Commands run, a script call counting once. */
+  commands: number;
+  /** Reads from client sockets: one per batch of commands received, a round trip's arrival. */
+  reads: number;
+}
+
+export async function redisServerStats(url: string): Promise<RedisServerStats> {
+  const { Redis } = driverOf('store-redis')('ioredis') as {
+    Redis: new (url: string) => RedisClient;
+  };
+  const client = new Redis(url);
+  try {
+    const info = await client.info('cpu', 'stats');
+    const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1]);
+    return {
+      cpuMicros: Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6),
+      commands: field('total_commands_processed'),
+      reads: field('total_reads_processed'),
+    };
   } finally {
     await client.quit();
   }

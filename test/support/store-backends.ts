@@ -1,4 +1,4 @@
-import { migrate } from '@gatehouse/store-postgres';
+import { migrate } from '@gatehouse-oidc/store-postgres';
 import { deleteRedisKeys, dropPostgresStore, uniquePrefix } from './service-admin.js';
 import { POSTGRES, REDIS, type Service, serviceUrl } from './services.js';
 

@@ -1,4 +1,4 @@
-import type { Provider } from '@gatehouse/core';
+import type { Provider } from '@gatehouse-oidc/core';
 
 /**
  * A provider whose `handle` counts the requests it answered and knows when none is in flight, so

@@ -1,7 +1,16 @@
-import type { ConsumeResult, RecordKey, RecordOptions, Revised, Store } from '@gatehouse/core';
+import type {
+  CappedRecordOptions,
+  ConsumeResult,
+  RecordKey,
+  RecordOptions,
+  ReplaceOptions,
+  Revised,
+  Store,
+  StoreMetrics,
+} from '@gatehouse-oidc/core';
 
 /** The Store methods that reach the backing service: in PostgresStore and RedisStore each call is one round trip (docs/storage-and-keys.md), but for RedisStore's grant listings. */
-export type StoreMethod = Exclude<keyof Store, 'close'>;
+export type StoreMethod = Exclude<keyof Store, 'close' | 'metrics'>;
 
 /**
  * A Store that counts the calls the provider makes on another, per method, and otherwise
@@ -37,16 +46,26 @@ export class CountingStore implements Store {
     return this.#count('add').add(namespace, id, value, options);
   }
 
-  consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
-    return this.#count('consume').consume<T>(namespace, id);
+  consume<T, N = unknown>(
+    namespace: string,
+    id: string,
+    note?: N,
+  ): Promise<ConsumeResult<T, N> | undefined> {
+    return this.#count('consume').consume<T, N>(namespace, id, note);
   }
 
   read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
     return this.#count('read').read<T>(namespace, id);
   }
 
-  replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
-    return this.#count('replace').replace(namespace, id, revision, value);
+  replace<T>(
+    namespace: string,
+    id: string,
+    revision: number,
+    value: T,
+    options?: ReplaceOptions,
+  ): Promise<boolean> {
+    return this.#count('replace').replace(namespace, id, revision, value, options);
   }
 
   delete(namespace: string, id: string): Promise<boolean> {
@@ -57,12 +76,25 @@ export class CountingStore implements Store {
     return this.#count('listGrant').listGrant(grantId);
   }
 
-  revokeGrant(grantId: string): Promise<number> {
+  revokeGrant(grantId: string): Promise<RecordKey[]> {
     return this.#count('revokeGrant').revokeGrant(grantId);
+  }
+
+  setCapped<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: CappedRecordOptions,
+  ): Promise<number> {
+    return this.#count('setCapped').setCapped(namespace, id, value, options);
   }
 
   ping(): Promise<void> {
     return this.#count('ping').ping();
+  }
+
+  metrics(): StoreMetrics {
+    return this.#store.metrics();
   }
 
   close(): Promise<void> {

@@ -3,19 +3,19 @@ import {
   createProvider,
   type GatehouseResponse,
   type Provider,
-} from '@gatehouse/core';
-import { gatehouse } from '@gatehouse/fastify';
-import { nodeCryptoSigner } from '@gatehouse/node-crypto';
+} from '@gatehouse-oidc/core';
+import { gatehouse } from '@gatehouse-oidc/fastify';
+import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
 import Fastify from 'fastify';
 import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL, CIBA_GRANT_TYPE } from '../ciba-request.js';
 import {
-  BENCH_CLIENT_ID,
-  BENCH_CLIENT_SECRET,
+  BENCH_API_CLIENT,
   BENCH_CODE_CHALLENGE,
   BENCH_NONCE,
   BENCH_REDIRECT_URI,
   BENCH_RESOURCE,
   BENCH_SCOPE,
+  BENCH_SERVICE_CLIENT,
   BENCH_USER,
   BENCH_USER_SCOPE,
   BENCH_WEB_CLIENT_ID,
@@ -68,14 +68,7 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
         scopes: ['openid', BENCH_SCOPE],
         resources: [{ uri: BENCH_RESOURCE, client_id: 'bench-api', scopes: [BENCH_SCOPE] }],
         clients: [
-          {
-            client_id: BENCH_CLIENT_ID,
-            client_secret: BENCH_CLIENT_SECRET,
-            token_endpoint_auth_method: 'client_secret_post',
-            application_type: 'web',
-            grant_types: ['client_credentials'],
-            scope: BENCH_SCOPE,
-          },
+          BENCH_SERVICE_CLIENT,
           {
             client_id: BENCH_WEB_CLIENT_ID,
             client_secret: BENCH_WEB_CLIENT_SECRET,
@@ -87,11 +80,7 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
             scope: BENCH_USER_SCOPE,
             require_pkce: true,
           },
-          {
-            client_id: 'bench-api',
-            client_secret: 'bench-api-secret-0123456789',
-            token_endpoint_auth_method: 'client_secret_basic',
-          },
+          BENCH_API_CLIENT,
         ],
       },
     ],
@@ -112,7 +101,13 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
     },
     async counters() {
       await counted.idle();
-      return { storeOps: store.counts(), pushes, requests: counted.answered() };
+      const service = await benchStore.serviceStats?.();
+      return {
+        storeOps: store.counts(),
+        pushes,
+        requests: counted.answered(),
+        ...(service ? { service } : {}),
+      };
     },
     async close() {
       await app.close();

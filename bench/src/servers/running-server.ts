@@ -1,3 +1,4 @@
+import type { RedisServerStats } from '../../../test/support/service-admin.js';
 import type { CredentialKind, TokenEndpoint } from '../token-request.js';
 
 /** What a server counted since it started, for the per-request columns and checks. */
@@ -12,6 +13,8 @@ export interface ServerCounters {
    * signing keys' refresh).
    */
   readonly requests?: number;
+  /** The Redis server's counters, for ours on Redis: its CPU, commands and reads. */
+  readonly service?: RedisServerStats;
 }
 
 /** A benchmarked server listening on 127.0.0.1. */

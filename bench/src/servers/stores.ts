@@ -1,9 +1,11 @@
-import { MemoryStore, type Store, StoreUnavailableError } from '@gatehouse/core';
-import { migrate, PostgresStore } from '@gatehouse/store-postgres';
-import { RedisStore } from '@gatehouse/store-redis';
+import { MemoryStore, type Store, StoreUnavailableError } from '@gatehouse-oidc/core';
+import { migrate, PostgresStore } from '@gatehouse-oidc/store-postgres';
+import { RedisStore } from '@gatehouse-oidc/store-redis';
 import {
   deleteRedisKeys,
   dropPostgresStore,
+  type RedisServerStats,
+  redisServerStats,
   uniquePrefix,
 } from '../../../test/support/service-admin.js';
 import { type BenchService, STORE_SERVICES } from '../server-names.js';
@@ -15,6 +17,8 @@ export interface BenchStore {
   readonly prefix?: string;
   /** After the store is closed: drops the run's table, or deletes its keys. */
   cleanUp(): Promise<void>;
+  /** The Redis server's own counters so far (Redis only: PostgreSQL has no such figures). */
+  serviceStats?(): Promise<RedisServerStats>;
 }
 
 /** The service a store server needs does not answer: the bench skips that server. */
@@ -22,8 +26,17 @@ export class ServiceUnavailableError extends Error {
   override name = 'ServiceUnavailableError';
 }
 
+/**
+ * Sized for the minted pools: a refresh run holds ~100,000 live token sets, past the default
+ * 256 MiB ceiling, where the store refuses new tokens with 503 (docs/security.md).
+ */
+const BENCH_MEMORY_STORE_BYTES = 4 * 1024 ** 3;
+
 export function memoryStore(): BenchStore {
-  return { store: new MemoryStore(), cleanUp: async () => {} };
+  return {
+    store: new MemoryStore({ maxBytes: BENCH_MEMORY_STORE_BYTES }),
+    cleanUp: async () => {},
+  };
 }
 
 /**
@@ -58,7 +71,12 @@ export async function redisStore(): Promise<BenchStore> {
     await store.close();
     throw unreachable(service, url, error);
   }
-  return { store, prefix: keyPrefix, cleanUp: () => deleteRedisKeys(url, keyPrefix) };
+  return {
+    store,
+    prefix: keyPrefix,
+    cleanUp: () => deleteRedisKeys(url, keyPrefix),
+    serviceStats: () => redisServerStats(url),
+  };
 }
 
 const urlOf = (service: BenchService) => process.env[service.envVar] || service.defaultUrl;

@@ -1,6 +1,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse/core';
+import type {
+  ClientInput,
+  InteractionPrompt,
+  InteractionResult,
+  Provider,
+} from '@gatehouse-oidc/core';
 // The demo realm, the user table, the forms' CSRF tokens and the pages are the same in every
 // example app: see examples/shared/src. This file is the Express part: routes and answers.
 import {
@@ -17,14 +22,17 @@ import {
   PAGE_HEADERS,
   pendingInteraction,
   validCsrf,
-} from '@gatehouse/example-shared';
-import { gatehouse } from '@gatehouse/express';
+} from '@gatehouse-oidc/example-shared';
+import { gatehouse } from '@gatehouse-oidc/express';
 import express, { type Request, type Response } from 'express';
 
-/** The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at. */
-export function createApp({ origin }: { origin: string }) {
+/**
+ * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
+ * `clients` other relying parties to register beside the demo's.
+ */
+export function createApp({ origin, clients }: { origin: string; clients?: ClientInput[] }) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin);
+  const provider = createDemoProvider(origin, clients);
   const secure = origin.startsWith('https:');
 
   const app = express();
@@ -74,7 +82,12 @@ export function createApp({ origin }: { origin: string }) {
 }
 
 /** Listens on `port` (0 picks a free one). */
-export async function start(options: { origin: string; port: number; host: string }) {
+export async function start(options: {
+  origin: string;
+  port: number;
+  host: string;
+  clients?: ClientInput[];
+}) {
   const { app, provider } = createApp(options);
   const server = app.listen(options.port, options.host);
   await once(server, 'listening');

@@ -1,4 +1,4 @@
-import { banner } from '@gatehouse/example-shared';
+import { banner } from '@gatehouse-oidc/example-shared';
 import { start } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse/core';
+import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse-oidc/core';
 // The demo realm, the user table, the forms' CSRF tokens and the pages are the same in every
 // example app: see examples/shared/src. This file is the Fastify part: routes and answers.
 import {
@@ -16,8 +16,8 @@ import {
   PAGE_HEADERS,
   pendingInteraction,
   validCsrf,
-} from '@gatehouse/example-shared';
-import { gatehouse } from '@gatehouse/fastify';
+} from '@gatehouse-oidc/example-shared';
+import { gatehouse } from '@gatehouse-oidc/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at. */

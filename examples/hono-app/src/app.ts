@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse/core';
+import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse-oidc/core';
 // The demo realm, the user table, the forms' CSRF tokens and the pages are the same in every
 // example app: see examples/shared/src. This file is the Hono part: routes and answers.
 import {
@@ -17,8 +17,8 @@ import {
   PAGE_HEADERS,
   pendingInteraction,
   validCsrf,
-} from '@gatehouse/example-shared';
-import { gatehouse } from '@gatehouse/hono';
+} from '@gatehouse-oidc/example-shared';
+import { gatehouse } from '@gatehouse-oidc/hono';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';

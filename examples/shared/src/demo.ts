@@ -1,4 +1,9 @@
-import { createProvider, type Provider, type RealmInput } from '@gatehouse/core';
+import {
+  type ClientInput,
+  createProvider,
+  type Provider,
+  type RealmInput,
+} from '@gatehouse-oidc/core';
 import { accounts } from './users.js';
 
 /** Every example mounts Gatehouse at /auth and serves this one realm. */
@@ -24,14 +29,15 @@ const DEMO_REALM: RealmInput = {
 /**
  * The provider of an app whose public URL is `origin`, with Gatehouse mounted at /auth, the user
  * table below as its accounts, and the app's own /login and /consent pages for interactions.
+ * `clients` are registered beside demo-web (the interoperability tests add their relying parties).
  */
-export function createDemoProvider(origin: string): Provider {
+export function createDemoProvider(origin: string, clients: readonly ClientInput[] = []): Provider {
   return createProvider({
     baseUrl: `${origin}/auth`,
     accounts,
     // Where Gatehouse sends the browser when it needs the user: the app's /login or /consent.
     interactionUrl: ({ prompt, id }) => `${origin}/${prompt}?interaction=${encodeURIComponent(id)}`,
-    realms: [DEMO_REALM],
+    realms: [{ ...DEMO_REALM, clients: [...(DEMO_REALM.clients ?? []), ...clients] }],
   });
 }
 

@@ -4,7 +4,7 @@ import {
   type InteractionPrompt,
   type InteractionResult,
   type Provider,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
 import { REALM } from './demo.js';
 
 /**

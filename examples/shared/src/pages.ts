@@ -1,4 +1,4 @@
-import { escapeHtml as esc, type InteractionDetails } from '@gatehouse/core';
+import { escapeHtml as esc, type InteractionDetails } from '@gatehouse-oidc/core';
 import { displayName } from './users.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Accounts } from '@gatehouse/core';
+import type { Accounts } from '@gatehouse-oidc/core';
 
 /** The app's own user table (a database in a real app). Passwords are kept as scrypt hashes. */
 interface User {

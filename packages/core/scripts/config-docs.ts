@@ -82,6 +82,11 @@ Client (\`config/client-rules.ts\`):
   \`private_key_jwt\` (an asymmetric algorithm).
 - \`client_credentials\` in \`grant_types\` needs \`application_type: "web"\` and a method other
   than \`none\`.
+- \`authorization_code\` or \`implicit\` in \`grant_types\` (the default is
+  \`authorization_code\`) needs at least one \`redirect_uris\` entry; a client that only
+  introspects, such as a resource server, sets \`grant_types: []\`.
+- A \`web\` client's redirect URIs use https; plain http only to \`localhost\`, \`127.0.0.1\`
+  or \`[::1]\` (OpenID Connect Dynamic Client Registration §2, \`application_type\`).
 - Every scope of \`default_scope\` must be in the client's \`scope\`.
 - A public client (\`none\`) must keep \`require_pkce\` (RFC 9700 §2.1.1).
 
@@ -96,6 +101,10 @@ Realm (\`config/realm-rules.ts\`):
 - A client with the CIBA grant type needs the realm's \`ciba\` settings.
 
 Realm lists: realm \`name\`s are unique.
+
+Provider options: an option \`createProvider\` does not know (\`realm\`, \`interactionURL\`) is an
+error with its own path, \`realms\` must be a list or a loader function, and the host's objects
+and functions (\`store\`, \`now\`, …) must be of that kind.
 `;
 
 export function renderConfigurationDocs(): string {

@@ -1,9 +1,14 @@
 import type { Accounts } from './accounts/accounts.js';
 import type { AuthenticatorPush } from './ciba/authenticator-push.js';
+import type { RemoteKeySets } from './client-auth/remote-key-sets.js';
+import type { ProviderLimits } from './config/provider.js';
+import type { EventSink } from './events/emit.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails } from './interactions/interaction.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
+import type { BackchannelDelivery } from './logout/backchannel-delivery.js';
+import type { LogoutMessages } from './logout/messages.js';
 import type { Realm } from './realms/realm.js';
 import type { Store } from './store/store.js';
 
@@ -15,13 +20,23 @@ export interface ProviderContext {
   /** Milliseconds since the epoch; injectable so tests control time. */
   readonly now: () => number;
   readonly maxBodyBytes: number;
+  /** Bounds on the records anonymous requests create. */
+  readonly limits: ProviderLimits;
   readonly accounts: Accounts;
   /** Where the host application's login or consent page for an interaction lives. */
   readonly interactionUrl: (interaction: InteractionDetails) => string;
   /** Reaches users' authenticator apps; required by realms with CIBA. */
   readonly authenticatorPush: AuthenticatorPush | undefined;
+  /** The key sets of clients registered with a jwks_uri, fetched on first use. */
+  readonly remoteKeySets: RemoteKeySets;
+  /** The words of the logout pages for a request's `ui_locales`. */
+  readonly logoutMessages: (uiLocales: readonly string[]) => LogoutMessages;
+  /** Posts logout tokens to clients' backchannel_logout_uri, in the background. */
+  readonly backchannel: BackchannelDelivery;
   /** Reports a failure nobody is waiting for (the `onError` option). */
   readonly reportError: (error: unknown) => void;
+  /** Where events go (events/emit.ts); undefined when nobody listens. */
+  readonly events: EventSink | undefined;
 }
 
 export interface RealmContext extends ProviderContext {

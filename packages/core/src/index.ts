@@ -14,6 +14,7 @@ export {
   zodIssues,
 } from './config/issues.js';
 export { baseUrl as baseUrlSchema } from './config/primitives.js';
+export { providerLimitsSchema } from './config/provider.js';
 export {
   type RealmConfig,
   type RealmInput,
@@ -22,15 +23,29 @@ export {
   type SigningAlgorithm,
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
+export type { GrantSummary } from './consent/grants-api.js';
+export type { ErrorCode, ErrorDialect } from './errors/codes.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
-export {
-  errorToResponse,
-  oauthErrorResponse,
-  payloadTooLargeResponse,
-} from './errors/to-response.js';
+export { errorToResponse, oauthErrorResponse } from './errors/to-response.js';
+export type { EventListener } from './events/emit.js';
+export type {
+  BackchannelLogoutFailedEvent,
+  ClientAuthenticationFailedEvent,
+  ConsentEvent,
+  EventBase,
+  GatehouseEvent,
+  GrantRevokedEvent,
+  IssuedTokenType,
+  LogoutEvent,
+  ReuseDetectedEvent,
+  SessionEndedEvent,
+  SessionEndReason,
+  SignInEvent,
+  TokenIssuedEvent,
+  TokenRevokedEvent,
+} from './events/events.js';
 export { escapeHtml } from './http/html.js';
-export { isFormUrlEncoded } from './http/media-type.js';
-export { type GatehouseRequest, type GatehouseResponse, joinHeaderValues } from './http/types.js';
+export type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 export type {
   ConsentResult,
   InteractionDetails,
@@ -43,25 +58,47 @@ export type { KeyStore } from './keys/key-store.js';
 export type { JwsSigner, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
+export { BackchannelLogoutError } from './logout/backchannel-delivery.js';
+export { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
 export {
   type CibaDecisions,
   createProvider,
+  type Grants,
   type Interactions,
   type Provider,
   type ProviderOptions,
+  type Sessions,
 } from './provider.js';
-export type { Client, Realm } from './realms/realm.js';
+export type { Client, Realm, RemoteJwks } from './realms/realm.js';
 export {
+  type ProviderRealmRules,
   type RealmLoader,
   type RealmSource,
   validateRealm,
   validateRealms,
 } from './realms/realm-source.js';
-export { MemoryStore } from './store/memory-store.js';
-export type {
-  ConsumeResult,
-  RecordKey,
-  RecordOptions,
-  Revised,
-  Store,
+export type { SessionSummary } from './sessions/sessions-api.js';
+export { checkCappedOptions } from './store/cap-groups.js';
+export {
+  DEFAULT_MAX_BYTES as MEMORY_STORE_DEFAULT_MAX_BYTES,
+  MemoryStore,
+  type MemoryStoreOptions,
+} from './store/memory-store.js';
+export {
+  type CappedRecordOptions,
+  type ConsumeResult,
+  REVOKED_GRANT_SECONDS,
+  type RecordCap,
+  type RecordKey,
+  type RecordOptions,
+  type ReplaceOptions,
+  type Revised,
+  type Store,
+  type StoreMetrics,
 } from './store/store.js';
+export type {
+  Instrumentation,
+  InstrumentedRequest,
+  RequestInstrument,
+  RequestOutcome,
+} from './telemetry/instrumentation.js';

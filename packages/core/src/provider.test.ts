@@ -1,18 +1,13 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  clientKeyPair,
-  FORM_HEADERS,
-  fakeClock,
-  form,
-  SECRETS,
-  testRealm,
-} from '../../../test/support/fixtures.js';
+import { clientKeyPair, FORM_HEADERS, form, SECRETS, testRealm } from '../test-support/fixtures.js';
+import { bodyLimit } from './adapter/index.js';
 import { ConfigError } from './config/issues.js';
 import type { RealmInput } from './config/realm.js';
 import { StoreUnavailableError } from './errors/oauth-error.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import { createProvider, type ProviderOptions } from './provider.js';
 import type { Store } from './store/store.js';
+import { fakeClock } from './testing/clock.js';
 
 const BASE_URL = 'https://id.example.com';
 let realm: RealmInput;
@@ -58,7 +53,9 @@ function failingStore(error: unknown): Store {
     delete: fail,
     listGrant: fail,
     revokeGrant: fail,
+    setCapped: fail,
     ping: fail,
+    metrics: () => ({ evicted: 0, shed: 0, refused: 0 }),
     close: async () => {},
   };
 }
@@ -102,9 +99,30 @@ describe('createProvider options', () => {
   });
 
   it('accepts the bounds of maxBodyBytes and defaults to 64 KiB', () => {
-    expect(provider({ maxBodyBytes: 1024 }).maxBodyBytes).toBe(1024);
-    expect(provider({ maxBodyBytes: 16 * 1024 * 1024 }).maxBodyBytes).toBe(16 * 1024 * 1024);
-    expect(provider().maxBodyBytes).toBe(64 * 1024);
+    expect(bodyLimit(provider({ maxBodyBytes: 1024 }))).toBe(1024);
+    expect(bodyLimit(provider({ maxBodyBytes: 16 * 1024 * 1024 }))).toBe(16 * 1024 * 1024);
+    expect(bodyLimit(provider())).toBe(64 * 1024);
+  });
+
+  it('keeps the body limit and the store off the provider the host holds', () => {
+    const made = provider();
+    expect(Object.keys(made).sort()).toEqual(
+      [
+        'ciba',
+        'close',
+        'grants',
+        'handle',
+        'interactions',
+        'realm',
+        'rotateKeys',
+        'sessions',
+      ].sort(),
+    );
+    // A host's wrapper that spreads the provider keeps its limit; an object built by hand has none.
+    expect(bodyLimit({ ...made, handle: made.handle })).toBe(64 * 1024);
+    expect(() => bodyLimit(Object.fromEntries(Object.entries(made)) as typeof made)).toThrow(
+      'not a provider made by createProvider',
+    );
   });
 
   it('lists both option problems at once', () => {
@@ -117,6 +135,68 @@ describe('createProvider options', () => {
     expect(configIssues({ realms: [{ name: 'a', scopes: ['x', 'x'] }] })).toEqual([
       { path: 'realms[0].scopes[1]', message: 'is a duplicate' },
     ]);
+  });
+});
+
+/** The issues createProvider throws for options as a JavaScript caller may pass them. */
+function issuesOf(options: unknown) {
+  try {
+    createProvider(options as ProviderOptions);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe('createProvider options at run time', () => {
+  it('refuses a call without options', () => {
+    for (const options of [undefined, null, 'https://id.example.com']) {
+      expect(issuesOf(options)).toEqual([
+        { path: '', message: 'createProvider takes an options object: { baseUrl, realms, … }' },
+      ]);
+    }
+  });
+
+  it('names realm: instead of realms:, and the missing realms', () => {
+    expect(issuesOf({ baseUrl: BASE_URL, realm: [realm] })).toEqual([
+      { path: 'realms', message: 'must be a list of realm configurations or a loader function' },
+      { path: 'realm', message: 'is not an option of createProvider; did you mean realms?' },
+    ]);
+  });
+
+  it('refuses realms given as an object', () => {
+    expect(issuesOf({ baseUrl: BASE_URL, realms: { test: realm } })).toEqual([
+      { path: 'realms', message: 'must be a list of realm configurations or a loader function' },
+    ]);
+  });
+
+  it('names each unknown option, with the option meant when only its case differs', () => {
+    expect(
+      issuesOf({ baseUrl: BASE_URL, realms: [realm], interactionURL: () => '', colour: 'blue' }),
+    ).toEqual([
+      {
+        path: 'interactionURL',
+        message: 'is not an option of createProvider; did you mean interactionUrl?',
+      },
+      { path: 'colour', message: 'is not an option of createProvider' },
+    ]);
+  });
+
+  it("checks the kind of the host's objects and functions", () => {
+    expect(
+      issuesOf({ baseUrl: BASE_URL, realms: [realm], store: 'memory', now: 0, onError: {} }).map(
+        (issue) => issue.path,
+      ),
+    ).toEqual(['store', 'now', 'onError']);
+  });
+
+  it('accepts a loader function for realms', async () => {
+    const loaded = createProvider({
+      baseUrl: BASE_URL,
+      realms: async (name) => (name === 'test' ? realm : undefined),
+    });
+    expect((await loaded.realm('test'))?.name).toBe('test');
   });
 });
 
@@ -143,22 +223,23 @@ describe('provider.handle routing', () => {
     expect(json(response)).toEqual({ error: 'not_found', error_description: 'no such endpoint' });
   });
 
-  it.each(['token', 'introspect', 'revoke'])(
-    'answers 405 with Allow to GET on the POST endpoint %s',
-    async (path) => {
-      const response = await provider().handle(request('GET', `/oauth/test/${path}`));
-      expect(response.status).toBe(405);
-      expect(response.headers.allow).toBe('POST');
-      expect(json(response).error).toBe('invalid_request');
-    },
-  );
+  it.each([
+    ['token', 'POST, OPTIONS'],
+    ['introspect', 'POST'],
+    ['revoke', 'POST, OPTIONS'],
+  ])('answers 405 with Allow to GET on the POST endpoint %s', async (path, allow) => {
+    const response = await provider().handle(request('GET', `/oauth/test/${path}`));
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(json(response).error).toBe('invalid_request');
+  });
 
   it('answers 405 with Allow to POST on discovery', async () => {
     const response = await provider().handle(
       request('POST', '/oauth/test/.well-known/openid-configuration'),
     );
     expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 
   it.each(['.well-known/openid-configuration', 'jwks'])(

@@ -1,12 +1,22 @@
 import { type Accounts, claimlessAccounts } from './accounts/accounts.js';
 import type { AuthenticatorPush, CibaApproval } from './ciba/authenticator-push.js';
 import { decideCibaRequest } from './ciba/decide.js';
-import { type ConfigIssue, parseConfig } from './config/issues.js';
-import { providerOptionsSchema } from './config/provider.js';
+import { RemoteKeySets } from './client-auth/remote-key-sets.js';
+import type { ConfigIssue } from './config/issues.js';
+import {
+  type CheckedOptionName,
+  type ProviderLimits,
+  parseProviderOptions,
+} from './config/provider.js';
 import type { RealmConfig, RealmInput } from './config/realm.js';
+import { type GrantSummary, listGrants, revokeUserGrant } from './consent/grants-api.js';
 import type { ProviderContext, RealmContext } from './context.js';
-import { methodNotAllowed, notFound } from './errors/oauth-error.js';
+import type { ErrorDialect } from './errors/codes.js';
+import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
+import { type EventListener, eventSink } from './events/emit.js';
+import { rememberBodyLimit } from './http/body-limit.js';
+import { preflightResponse, withPolicyCors } from './http/cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails, InteractionResult } from './interactions/interaction.js';
 import {
@@ -18,6 +28,8 @@ import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import { StoreKeyStore } from './keys/store-key-store.js';
 import { webCryptoSigner } from './keys/webcrypto-signer.js';
+import { BackchannelDelivery } from './logout/backchannel-delivery.js';
+import { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
 import type { Realm } from './realms/realm.js';
 import {
   loaderRealmSource,
@@ -25,9 +37,17 @@ import {
   type RealmSource,
   staticRealmSource,
 } from './realms/realm-source.js';
-import { matchPath, ROUTES } from './router.js';
+import { matchPath, ROUTES, type Route } from './router.js';
+import {
+  endSessionBySid,
+  endUserSessions,
+  listSessions,
+  type SessionSummary,
+} from './sessions/sessions-api.js';
 import { MemoryStore } from './store/memory-store.js';
 import type { Store } from './store/store.js';
+import type { Instrumentation } from './telemetry/instrumentation.js';
+import { instrumented, type ResolvedRequest } from './telemetry/instrumented.js';
 
 export interface ProviderOptions {
   /** Public origin (plus mount path) Gatehouse is reached at; realm R's issuer is `{baseUrl}/oauth/R`. */
@@ -38,7 +58,7 @@ export interface ProviderOptions {
   store?: Store;
   /** Defaults to keys generated on first use and persisted in `store`. */
   keys?: KeyStore;
-  /** Defaults to WebCrypto; `@gatehouse/node-crypto` is faster on Node.js. */
+  /** Defaults to WebCrypto; `@gatehouse-oidc/node-crypto` is faster on Node.js. */
   signer?: JwsSigner;
   /** The host's user store; without it users have no claims beyond `sub`. */
   accounts?: Accounts;
@@ -49,15 +69,48 @@ export interface ProviderOptions {
   interactionUrl?: (interaction: InteractionDetails) => string;
   /** Reaches users' authenticator apps; required when a realm enables CIBA. */
   authenticatorPush?: AuthenticatorPush;
+  /**
+   * The words of the logout pages in the language the logout request's `ui_locales` (the
+   * preferred first; possibly none) asks for, or the nearest the host has. Default: English.
+   */
+  logoutMessages?: (uiLocales: readonly string[]) => LogoutMessages;
   /** Milliseconds since the epoch. */
   now?: () => number;
-  /** Largest accepted request body; larger ones get 413. Default 64 KiB. */
+  /**
+   * The fetch every outbound call goes through: clients' jwks_uri and back-channel logout
+   * notifications. Default: the global fetch.
+   */
+  fetch?: typeof fetch;
+  /**
+   * Largest accepted request body; larger ones get 413. Default 64 KiB. Adapters read it with
+   * `bodyLimit` from `@gatehouse-oidc/core/adapter`.
+   */
   maxBodyBytes?: number;
+  /** Bounds on the records requests nobody authenticated create (docs/security.md). */
+  limits?: Partial<ProviderLimits>;
   /**
    * Receives every unexpected error (the client only sees `server_error`), with the request it
    * happened in, if any. Default: console.error.
    */
   onError?: (error: unknown, request: GatehouseRequest | undefined) => void;
+  /**
+   * Receives every event (sign-in, consent, tokens issued, reuse detected, revocation, logout,
+   * session ended, failed client authentication: docs/telemetry.md), identifiers only, never a
+   * secret or a token. Called after the step that caused the event and never awaited; what it
+   * throws or rejects with goes to `onError`. It runs on the request's event loop: hand slow work
+   * (I/O) to a promise or a queue rather than doing it synchronously.
+   */
+  onEvent?: EventListener;
+  /**
+   * Traces and metrics (docs/telemetry.md): `openTelemetry()` of
+   * `@gatehouse-oidc/core/opentelemetry`, or your own. Without one, requests pay for none.
+   */
+  instrumentation?: Instrumentation;
+}
+
+/** A request whose realm and endpoint exist. */
+interface Resolved extends ResolvedRequest {
+  route: Route;
 }
 
 export interface Provider {
@@ -71,8 +124,10 @@ export interface Provider {
   readonly interactions: Interactions;
   /** How the authenticator's back end answers CIBA requests. */
   readonly ciba: CibaDecisions;
-  readonly store: Store;
-  readonly maxBodyBytes: number;
+  /** Users' sessions: list them, end one, end all of a user's (log out everywhere). */
+  readonly sessions: Sessions;
+  /** Users' grants to clients: list them, revoke one. */
+  readonly grants: Grants;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -113,11 +168,43 @@ export interface CibaDecisions {
   deny(realmName: string, authReqId: string): Promise<boolean>;
 }
 
+/**
+ * A user's sessions in a realm (docs/sessions-and-grants.md). Ending a session signs its browser
+ * out, revokes the codes and tokens its clients received in it, and notifies those clients
+ * (back-channel logout). Each method rejects for an unknown realm.
+ */
+export interface Sessions {
+  /** The user's live sessions, the most recently authenticated first. */
+  list(realmName: string, sub: string): Promise<SessionSummary[]>;
+  /** Ends the session with this sid; false when no live session has it. */
+  end(realmName: string, sid: string): Promise<boolean>;
+  /** Ends every live session of the user; resolves with how many ended. */
+  endAll(realmName: string, sub: string): Promise<number>;
+}
+
+/**
+ * A user's grants to clients in a realm (docs/sessions-and-grants.md): what the user consented
+ * to, or what a client that skips consent was given. Each method rejects for an unknown realm.
+ */
+export interface Grants {
+  /** The user's grants, the oldest first. */
+  list(realmName: string, sub: string): Promise<GrantSummary[]>;
+  /**
+   * Revokes the user's grant to the client: every code, access token and refresh token the
+   * client holds for the user stops working, the client is notified (back-channel logout), and
+   * its next authorization asks for consent again. False when there is no such grant.
+   */
+  revoke(realmName: string, sub: string, clientId: string): Promise<boolean>;
+}
+
+/** Compiles only while every option of ProviderOptions is checked at run time. */
+const everyOptionChecked: Exclude<keyof ProviderOptions, CheckedOptionName> extends never
+  ? true
+  : never = true;
+void everyOptionChecked;
+
 export function createProvider(options: ProviderOptions): Provider {
-  const { baseUrl, maxBodyBytes } = parseConfig(providerOptionsSchema, {
-    baseUrl: options.baseUrl,
-    maxBodyBytes: options.maxBodyBytes,
-  });
+  const { baseUrl, maxBodyBytes, limits } = parseProviderOptions(options);
   const push = options.authenticatorPush;
   const providerRules = (config: RealmConfig): ConfigIssue[] =>
     config.ciba && !push
@@ -128,26 +215,34 @@ export function createProvider(options: ProviderOptions): Provider {
       ? loaderRealmSource(options.realms, baseUrl, providerRules)
       : staticRealmSource(options.realms, baseUrl, providerRules);
   const now = options.now ?? Date.now;
+  const { instrumentation } = options;
   const onError = options.onError ?? ((error: unknown) => console.error('[gatehouse]', error));
   const store = options.store ?? new MemoryStore({ now });
+  const reportError = (error: unknown) => {
+    try {
+      onError(error, undefined);
+    } catch {
+      // A failing hook must not turn a background failure into an unhandled rejection.
+    }
+  };
+  const outbound: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const context: ProviderContext = {
     store,
     keys: options.keys ?? new StoreKeyStore(store, { now }),
     signer: options.signer ?? webCryptoSigner(),
     now,
     maxBodyBytes,
+    limits,
     accounts: options.accounts ?? claimlessAccounts,
     interactionUrl:
       options.interactionUrl ??
       ((interaction) => `${baseUrl}/oauth/${interaction.realm}/interaction/${interaction.id}`),
     authenticatorPush: push,
-    reportError: (error) => {
-      try {
-        onError(error, undefined);
-      } catch {
-        // A failing hook must not turn a background failure into an unhandled rejection.
-      }
-    },
+    remoteKeySets: new RemoteKeySets(now, reportError, {}, outbound),
+    backchannel: new BackchannelDelivery(reportError, {}, outbound),
+    logoutMessages: options.logoutMessages ?? (() => ENGLISH_LOGOUT_MESSAGES),
+    reportError,
+    events: eventSink(options.onEvent, instrumentation, reportError),
   };
   // One context per realm object instead of a copy per request (a measurable share of a request).
   const realmContexts = new WeakMap<Realm, RealmContext>();
@@ -160,24 +255,53 @@ export function createProvider(options: ProviderOptions): Provider {
     return built;
   };
 
-  async function route(request: GatehouseRequest): Promise<GatehouseResponse> {
-    const match = matchPath(request.path);
-    const route = match && ROUTES.get(match.endpoint);
-    if (!match || !route) throw notFound('no such endpoint');
-    const realm = await realms.get(match.realmName);
-    if (!realm) throw notFound('unknown realm');
-    if (!route.methods.includes(request.method)) throw methodNotAllowed(route.methods);
-    return route.handler(request, realmContext(realm));
+  /** The context of a realm the host names; rejects when there is no such realm. */
+  async function namedRealm(realmName: string): Promise<RealmContext> {
+    const realm = await realms.get(realmName);
+    if (!realm) throw new Error(`unknown realm "${realmName}"`);
+    return realmContext(realm);
   }
 
-  return {
-    async handle(request) {
-      try {
-        const response = await route(request);
-        return request.method === 'HEAD' ? { ...response, body: undefined } : response;
-      } catch (error) {
-        return errorToResponse(error, (unexpected) => onError(unexpected, request));
+  /** The endpoint a request is for, and its realm; not_found or 405 when there is none. */
+  async function resolve(request: GatehouseRequest): Promise<Resolved> {
+    const match = matchPath(request.path);
+    const route = match && ROUTES.get(match.endpoint);
+    if (!match || !route) throw new OAuthError('not_found', 'no such endpoint');
+    const realm = await realms.get(match.realmName);
+    if (!realm) throw new OAuthError('not_found', 'unknown realm');
+    if (!route.methods.includes(request.method)) throw methodNotAllowed(route.methods);
+    return { route, realm, endpoint: match.endpoint };
+  }
+
+  /** The answer of a resolved request, or of its failure; never rejects. */
+  async function answer(request: GatehouseRequest, resolved: Resolved): Promise<GatehouseResponse> {
+    const { route, realm } = resolved;
+    try {
+      if (request.method === 'OPTIONS' && route.cors) {
+        return preflightResponse(request, route.cors, route.methods, realm);
       }
+      return await route.handler(request, realmContext(realm));
+    } catch (error) {
+      const response = failed(request, error, realm.errorDialect);
+      return route.cors ? withPolicyCors(response, request, route.cors, realm) : response;
+    }
+  }
+
+  const failed = (request: GatehouseRequest, error: unknown, dialect: ErrorDialect) =>
+    errorToResponse(error, (unexpected) => onError(unexpected, request), dialect);
+
+  const provider: Provider = {
+    async handle(request) {
+      let resolved: Resolved;
+      try {
+        resolved = await resolve(request);
+      } catch (error) {
+        return failed(request, error, 'interface');
+      }
+      const response = instrumentation
+        ? await instrumented(instrumentation, request, resolved, answer, reportError)
+        : await answer(request, resolved);
+      return request.method === 'HEAD' ? { ...response, body: undefined } : response;
     },
     realm: (name) => realms.get(name),
     ciba: {
@@ -192,6 +316,16 @@ export function createProvider(options: ProviderOptions): Provider {
         return realm ? decideCibaRequest(realmContext(realm), authReqId, { deny: true }) : false;
       },
     },
+    sessions: {
+      list: async (realmName, sub) => listSessions(await namedRealm(realmName), sub),
+      end: async (realmName, sid) => endSessionBySid(await namedRealm(realmName), sid),
+      endAll: async (realmName, sub) => endUserSessions(await namedRealm(realmName), sub),
+    },
+    grants: {
+      list: async (realmName, sub) => listGrants(await namedRealm(realmName), sub),
+      revoke: async (realmName, sub, clientId) =>
+        revokeUserGrant(await namedRealm(realmName), sub, clientId),
+    },
     interactions: {
       async details(realmName, id, cookieHeader) {
         const realm = await realms.get(realmName);
@@ -204,12 +338,10 @@ export function createProvider(options: ProviderOptions): Provider {
       },
     },
     async rotateKeys(realmName) {
-      const realm = await realms.get(realmName);
-      if (!realm) throw new Error(`unknown realm "${realmName}"`);
-      await context.keys.rotate(realm);
+      await context.keys.rotate((await namedRealm(realmName)).realm);
     },
-    store,
-    maxBodyBytes,
     close: () => store.close(),
   };
+  rememberBodyLimit(provider, maxBodyBytes);
+  return provider;
 }

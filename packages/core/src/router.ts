@@ -11,10 +11,13 @@ import { ENDPOINT_PATHS } from './endpoints/paths.js';
 import { revocationEndpoint } from './endpoints/revocation.js';
 import { tokenEndpoint } from './endpoints/token.js';
 import { userinfoEndpoint } from './endpoints/userinfo.js';
+import type { CorsPolicy } from './http/cors.js';
 
 export interface Route {
   readonly methods: readonly string[];
   readonly handler: EndpointHandler;
+  /** Who may read its answers from a browser script; the provider answers its OPTIONS preflights. */
+  readonly cors?: CorsPolicy;
 }
 
 const GET = ['GET', 'HEAD'] as const;
@@ -22,16 +25,29 @@ const POST = ['POST'] as const;
 
 /** Endpoints by their path below `/oauth/{realm}/`. */
 export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
-  [ENDPOINT_PATHS.discovery, { methods: GET, handler: discoveryEndpoint }],
-  [ENDPOINT_PATHS.jwks, { methods: GET, handler: jwksEndpoint }],
-  [ENDPOINT_PATHS.token, { methods: POST, handler: tokenEndpoint }],
+  [
+    ENDPOINT_PATHS.discovery,
+    { methods: [...GET, 'OPTIONS'], handler: discoveryEndpoint, cors: 'public' },
+  ],
+  [ENDPOINT_PATHS.jwks, { methods: [...GET, 'OPTIONS'], handler: jwksEndpoint, cors: 'public' }],
+  [
+    ENDPOINT_PATHS.token,
+    { methods: [...POST, 'OPTIONS'], handler: tokenEndpoint, cors: 'clients' },
+  ],
+  // Introspection is for resource servers, never for a script in a browser: no CORS.
   [ENDPOINT_PATHS.introspection, { methods: POST, handler: introspectionEndpoint }],
-  [ENDPOINT_PATHS.revocation, { methods: POST, handler: revocationEndpoint }],
+  [
+    ENDPOINT_PATHS.revocation,
+    { methods: [...POST, 'OPTIONS'], handler: revocationEndpoint, cors: 'clients' },
+  ],
   // No HEAD on the browser endpoints: a link checker's HEAD must not start, resume or end a sign-in.
+  // No CORS either: the browser navigates there, no script reads the answer.
   [ENDPOINT_PATHS.authorization, { methods: ['GET', 'POST'], handler: authorizationEndpoint }],
   [ENDPOINT_PATHS.authorizationResume, { methods: ['GET'], handler: authorizationResumeEndpoint }],
-  // OPTIONS: the CORS preflight of browser applications sending `Authorization`.
-  [ENDPOINT_PATHS.userinfo, { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint }],
+  [
+    ENDPOINT_PATHS.userinfo,
+    { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint, cors: 'clients' },
+  ],
   [ENDPOINT_PATHS.endSession, { methods: ['GET', 'POST'], handler: endSessionEndpoint }],
   [ENDPOINT_PATHS.checkSession, { methods: GET, handler: checkSessionEndpoint }],
   [

@@ -1,15 +1,17 @@
 import type { ServerResponse } from 'node:http';
+import type { Provider } from '@gatehouse-oidc/core';
 import {
+  BODY_TOO_LARGE,
+  bodyLimit,
   type GatehouseRequest,
   type GatehouseResponse,
   isFormUrlEncoded,
   joinHeaderValues,
-  type Provider,
   payloadTooLargeResponse,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core/adapter';
 import type { Request, RequestHandler } from 'express';
 import { bodyUnavailableResponse, formFromParsedBody } from './parsed-form.js';
-import { readBody, TOO_LARGE } from './read-body.js';
+import { readBody } from './read-body.js';
 
 /**
  * Mounts Gatehouse in an Express app: `app.use('/auth', gatehouse(provider))`. Gatehouse answers
@@ -25,24 +27,49 @@ export function gatehouse(provider: Provider): RequestHandler {
 }
 
 async function answer(provider: Provider, req: Request): Promise<GatehouseResponse> {
-  if (Number(req.headers['content-length']) > provider.maxBodyBytes)
-    return payloadTooLargeResponse();
+  const limit = bodyLimit(provider);
+  if (Number(req.headers['content-length']) > limit) return payloadTooLargeResponse();
   const exchange = requestLine(req);
-  if (req.body !== undefined) {
-    // A parser of the host application consumed the stream before Gatehouse saw it.
-    if (req.body instanceof Uint8Array || typeof req.body === 'string') {
-      return provider.handle({ ...exchange, body: req.body });
-    }
-    if (!isFormUrlEncoded(req.headers['content-type'])) return provider.handle(exchange);
-    const form = formFromParsedBody(req.body);
-    return form
-      ? provider.handle({ ...exchange, form })
-      : bodyUnavailableResponse('was parsed into nested values by the application');
-  }
+  if (req.readableDidRead || req.readableEnded) return answerReadBody(provider, exchange, req);
   if (req.method === 'GET' || req.method === 'HEAD') return provider.handle(exchange);
-  if (req.readableEnded) return bodyUnavailableResponse('was already read by the application');
-  const body = await readBody(req, provider.maxBodyBytes);
-  return body === TOO_LARGE ? payloadTooLargeResponse() : provider.handle({ ...exchange, body });
+  const body = await readBody(req, limit);
+  return body === BODY_TOO_LARGE
+    ? payloadTooLargeResponse()
+    : provider.handle({ ...exchange, body });
+}
+
+/** A middleware of the host application consumed the stream before Gatehouse saw it. */
+function answerReadBody(
+  provider: Provider,
+  exchange: GatehouseRequest,
+  req: Request,
+): Promise<GatehouseResponse> | GatehouseResponse {
+  const parsed: unknown = req.body;
+  if (parsed instanceof Uint8Array || typeof parsed === 'string') {
+    return provider.handle({ ...exchange, body: parsed });
+  }
+  if (!holdsParsedBody(req)) {
+    return req.method === 'GET' || req.method === 'HEAD'
+      ? provider.handle(exchange)
+      : bodyUnavailableResponse('was already read by the application');
+  }
+  if (!isFormUrlEncoded(req.headers['content-type'])) return provider.handle(exchange);
+  const form = formFromParsedBody(parsed);
+  return form
+    ? provider.handle({ ...exchange, form })
+    : bodyUnavailableResponse('was parsed into nested values by the application');
+}
+
+/**
+ * Whether `req.body` is what a parser made of the body. Express 4's parsers (body-parser 1) set
+ * `req.body = {}` on every request they pass by, parsed or not, and mark one they parsed with
+ * `_body`; Express 5's leave `req.body` alone unless they parse.
+ */
+function holdsParsedBody(req: Request & { _body?: boolean }): boolean {
+  const parsed: unknown = req.body;
+  if (parsed === undefined) return false;
+  if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).length > 0) return true;
+  return req._body === true || req.headers['content-length'] === '0';
 }
 
 /** Method, path below the mount point (Express strips it from `req.url`), query and headers. */

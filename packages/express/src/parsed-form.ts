@@ -1,4 +1,5 @@
-import { type GatehouseResponse, OAuthError, oauthErrorResponse } from '@gatehouse/core';
+import { OAuthError, oauthErrorResponse } from '@gatehouse-oidc/core';
+import type { GatehouseResponse } from '@gatehouse-oidc/core/adapter';
 
 /**
  * Rebuilds the pairs of a form that `express.urlencoded` (qs) already parsed. qs turns a repeated

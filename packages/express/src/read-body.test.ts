@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { BODY_TOO_LARGE } from '@gatehouse-oidc/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { readBody, TOO_LARGE } from './read-body.js';
+import { readBody } from './read-body.js';
 
 const KIB = 1024;
 
@@ -30,7 +31,7 @@ describe('readBody', () => {
 
   it('stops buffering past the limit and drains the rest without keeping it', async () => {
     const { stream, chunksRead } = countedStream(1000);
-    expect(await readBody(stream, 4 * KIB)).toBe(TOO_LARGE);
+    expect(await readBody(stream, 4 * KIB)).toBe(BODY_TOO_LARGE);
     // Answered after the limit plus the stream's read-ahead, long before the end of the upload.
     expect(chunksRead()).toBeLessThan(50);
     expect(stream.listenerCount('data')).toBe(0);

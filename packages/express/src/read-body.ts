@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-
-export const TOO_LARGE = Symbol('too large');
+import { BODY_TOO_LARGE } from '@gatehouse-oidc/core/adapter';
 
 /**
  * Reads the request body, keeping at most `limit` bytes in memory. Past the limit it stops
@@ -9,7 +8,7 @@ export const TOO_LARGE = Symbol('too large');
 export function readBody(
   req: IncomingMessage,
   limit: number,
-): Promise<Uint8Array | typeof TOO_LARGE> {
+): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -23,7 +22,7 @@ export function readBody(
       if (size > limit) {
         stop();
         req.resume();
-        resolve(TOO_LARGE);
+        resolve(BODY_TOO_LARGE);
       } else {
         chunks.push(chunk);
       }

@@ -1,11 +1,12 @@
+import type { Provider } from '@gatehouse-oidc/core';
 import {
+  bodyLimit,
   type GatehouseRequest,
   type GatehouseResponse,
   joinHeaderValues,
-  type Provider,
   payloadTooLargeResponse,
-} from '@gatehouse/core';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+} from '@gatehouse-oidc/core/adapter';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface GatehouseFastifyOptions {
   provider: Provider;
@@ -21,10 +22,10 @@ export const gatehouse: FastifyPluginAsync<GatehouseFastifyOptions> = async (app
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',
-    { parseAs: 'buffer', bodyLimit: provider.maxBodyBytes },
+    { parseAs: 'buffer', bodyLimit: bodyLimit(provider) },
     (_request, body, done) => done(null, body),
   );
-  app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.statusCode === 413) return send(reply, payloadTooLargeResponse());
     throw error;
   });

@@ -1,12 +1,14 @@
+import type { Provider } from '@gatehouse-oidc/core';
 import {
+  BODY_TOO_LARGE,
+  bodyLimit,
   type GatehouseRequest,
   type GatehouseResponse,
-  type Provider,
   payloadTooLargeResponse,
-} from '@gatehouse/core';
+  readBodyStream,
+} from '@gatehouse-oidc/core/adapter';
 import { type Context, Hono } from 'hono';
 import { basePath } from 'hono/route';
-import { readBody, TOO_LARGE } from './read-body.js';
 
 /**
  * Gatehouse as a Hono app, to mount next to your own routes: `app.route('/auth', gatehouse(provider))`.
@@ -20,13 +22,14 @@ export function gatehouse(provider: Provider): Hono {
 
 async function answer(provider: Provider, c: Context): Promise<GatehouseResponse> {
   const request = c.req.raw;
-  if (Number(request.headers.get('content-length')) > provider.maxBodyBytes) {
-    return payloadTooLargeResponse();
-  }
+  const limit = bodyLimit(provider);
+  if (Number(request.headers.get('content-length')) > limit) return payloadTooLargeResponse();
   const exchange = requestLine(request, basePath(c).replace(/\/$/, ''));
   if (!request.body) return provider.handle(exchange);
-  const body = await readBody(request.body, provider.maxBodyBytes);
-  return body === TOO_LARGE ? payloadTooLargeResponse() : provider.handle({ ...exchange, body });
+  const body = await readBodyStream(request.body, limit);
+  return body === BODY_TOO_LARGE
+    ? payloadTooLargeResponse()
+    : provider.handle({ ...exchange, body });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { constants, createPrivateKey, type SignKeyObjectInput } from 'node:crypto';
-import type { SigningAlgorithm, SigningKey } from '@gatehouse/core';
+import type { SigningAlgorithm, SigningKey } from '@gatehouse-oidc/core';
 
 /** What `node:crypto.sign` needs for one key: the digest name and the KeyObject with its options. */
 export interface PreparedKey {

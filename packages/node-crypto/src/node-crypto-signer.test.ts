@@ -1,4 +1,4 @@
-import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '@gatehouse/core';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '@gatehouse-oidc/core';
 import { base64url, compactVerify, errors } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../../core/src/keys/generate.js';

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import type { JwsSigner, SigningKey } from '@gatehouse/core';
+import type { JwsSigner, SigningKey } from '@gatehouse-oidc/core';
 import { type PreparedKey, prepareKey } from './algorithms.js';
 import { type SignBatch, type SignResults, startSignWorker } from './sign-worker.js';
 

@@ -1,4 +1,4 @@
-import type { Store } from '@gatehouse/core';
+import type { Store } from '@gatehouse-oidc/core';
 import type { FastifyPluginAsync } from 'fastify';
 
 export interface HealthOptions {

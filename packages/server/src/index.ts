@@ -1,12 +1,25 @@
 export {
+  type Timers,
+  type WebhookPayload,
+  WebhookPush,
+  type WebhookPushOptions,
+} from './ciba/webhook-push.js';
+export {
   ConfigFileError,
   loadConfig,
   parseServerConfig,
   type ServerConfig,
   type ServerConfigInput,
   serverConfigSchema,
-} from './config.js';
-export { hashPassword, parsePasswordHash, type ScryptHash, verifyPassword } from './password.js';
+} from './config/server-config.js';
+export {
+  DerivationSlots,
+  hashPassword,
+  parsePasswordHash,
+  type ScryptHash,
+  verifyPassword,
+} from './login/password.js';
+export type { UserDirectory } from './login/user-directory.js';
 export type { ErrorReporter } from './report-error.js';
 export { buildServer, type Server, type ServerOptions } from './server.js';
 export {
@@ -17,4 +30,3 @@ export {
   type StoreConfig,
   type StoreKind,
 } from './store.js';
-export { type WebhookPayload, WebhookPush, type WebhookPushOptions } from './webhook-push.js';

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@gatehouse/core';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeError, stderrReporter } from './report-error.js';
 import { redactStoreSecrets } from './store.js';

@@ -4,20 +4,29 @@ import {
   type JwsSigner,
   type Provider,
   type Store,
-} from '@gatehouse/core';
-import { gatehouse } from '@gatehouse/fastify';
-import { nodeCryptoSigner } from '@gatehouse/node-crypto';
+} from '@gatehouse-oidc/core';
+import { openTelemetry } from '@gatehouse-oidc/core/opentelemetry';
+import { gatehouse } from '@gatehouse-oidc/fastify';
+import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { UserDirectory } from './accounts.js';
-import { adminRoutes } from './admin.js';
-import { providerRealm, type ServerConfig } from './config.js';
-import { CsrfTokens } from './csrf.js';
+import { adminRoutes } from './admin/routes.js';
+import { WebhookPush, type WebhookPushOptions } from './ciba/webhook-push.js';
+import { httpServerOptions } from './config/http-limits.js';
+import type { ServerConfig } from './config/server-config.js';
+import { eventLog } from './event-log.js';
 import { healthRoutes } from './health.js';
-import { interactionRoutes, redirectSources } from './interaction-routes.js';
-import { LoginThrottle } from './login-throttle.js';
+import { CsrfTokens } from './login/csrf.js';
+import { clientFormTargets } from './login/form-targets.js';
+import { interactionRoutes } from './login/interaction-routes.js';
+import { LoginThrottle } from './login/throttle.js';
+import { UserDirectory } from './login/user-directory.js';
+import { MESSAGES, pickLocale } from './pages/i18n.js';
+import { ApiRealms } from './realms/api-realms.js';
+import { RealmCatalog } from './realms/realm-catalog.js';
+import { RealmEditor } from './realms/realm-editor.js';
+import { SecretBox } from './realms/secret-box.js';
 import { type ErrorReporter, stderrReporter } from './report-error.js';
-import { createStore, redactStoreSecrets } from './store.js';
-import { WebhookPush } from './webhook-push.js';
+import { createStore, redactStoreSecrets, storeKind } from './store.js';
 
 export interface ServerOptions {
   /** Replaces the store named in the config (tests inject failing stores). */
@@ -28,10 +37,16 @@ export interface ServerOptions {
    * with request data nor the store URL's password.
    */
   report?: ErrorReporter;
+  /**
+   * Where the events operators must see go, a line each (docs/telemetry.md); default stderr.
+   */
+  eventLog?: (line: string) => void;
   /** How long `/healthz` waits for the store. Default 2 s. */
   healthTimeoutMs?: number;
   /** Milliseconds since the epoch, for the provider, the default store and the login throttle. */
   now?: () => number;
+  /** Outbound calls (clients' jwks_uri, back-channel logout); the global fetch by default. */
+  fetch?: typeof fetch;
   /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */
   authenticatorPush?: AuthenticatorPush;
 }
@@ -39,6 +54,8 @@ export interface ServerOptions {
 export interface Server {
   app: FastifyInstance;
   provider: Provider;
+  /** The store the provider keeps its records in: the config's, or `options.store`. */
+  store: Store;
   /** The config's users, as the provider's `Accounts` and the login page's password check. */
   users: UserDirectory;
 }
@@ -53,20 +70,33 @@ export interface Server {
 export function buildServer(config: ServerConfig, options: ServerOptions = {}): Server {
   const report = options.report ?? stderrReporter((text) => redactStoreSecrets(text, config.store));
   const now = options.now ?? Date.now;
-  const users = new UserDirectory(config.realms);
+  const store = options.store ?? createStore(config, { now });
+  const apiRealms = new ApiRealms(store, new SecretBox(config.cookie_secret));
+  const catalog = new RealmCatalog({ fileRealms: config.realms, apiRealms, now });
+  const users = new UserDirectory((realm) => catalog.known(realm)?.users);
   const webhook = options.authenticatorPush
     ? undefined
-    : new WebhookPush({ webhooks: cibaWebhooks(config), report });
+    : new WebhookPush({ webhooks: cibaWebhooks(catalog), report });
   const provider = createProvider({
     baseUrl: config.base_url,
-    realms: config.realms.map(providerRealm),
-    store: options.store ?? createStore(config, { now }),
+    realms: catalog.load,
+    store,
     signer: options.signer ?? nodeCryptoSigner(),
     accounts: users,
     interactionUrl: ({ realm, id }) =>
       `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,
     now,
+    limits: {
+      interactionsPerRealm: config.limits.interactions_per_realm,
+      logoutConfirmationsPerRealm: config.limits.logout_confirmations_per_realm,
+    },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // The logout pages speak the language the login pages would for the same ui_locales.
+    logoutMessages: (uiLocales) => MESSAGES[pickLocale(uiLocales)].logout,
     onError: report,
+    onEvent: eventLog(options.eventLog ?? ((line) => process.stderr.write(line))),
+    // The global tracer and meter: an OpenTelemetry SDK registered at start receives them.
+    instrumentation: openTelemetry(),
     authenticatorPush: options.authenticatorPush ?? webhook,
   });
   // No logger: request logs would carry credentials (Authorization headers, form bodies).
@@ -75,20 +105,37 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const app = Fastify({
     logger: false,
     trustProxy: config.trust_proxy ? (_address, hop) => hop === 0 : false,
+    ...httpServerOptions(config.http_limits),
   });
   app.addHook('onClose', () => provider.close());
   if (webhook) app.addHook('onClose', async () => webhook.close());
-  app.register(healthRoutes, { store: provider.store, timeoutMs: options.healthTimeoutMs ?? 2000 });
+  app.register(healthRoutes, { store, timeoutMs: options.healthTimeoutMs ?? 2000 });
   if (config.admin_token !== undefined) {
-    app.register(adminRoutes, { prefix: '/admin', provider, token: config.admin_token, report });
+    const editor = new RealmEditor({
+      catalog,
+      apiRealms,
+      secretsWouldBeLost:
+        config.cookie_secret === undefined && storeKind(config.store) !== 'memory',
+    });
+    app.register(adminRoutes, {
+      prefix: '/admin',
+      provider,
+      store,
+      token: config.admin_token,
+      report,
+      accounts: users,
+      now,
+      ipv6PrefixLength: config.ipv6_prefix_length,
+      realms: { catalog, editor },
+    });
   }
   app.register(interactionRoutes, {
     interactions: provider.interactions,
     users,
     csrf: new CsrfTokens(config.cookie_secret),
-    throttle: new LoginThrottle({ now }),
+    throttle: new LoginThrottle({ now, ipv6PrefixLength: config.ipv6_prefix_length }),
     baseUrl: config.base_url,
-    formTargets: clientRedirectSources(config),
+    formTargets: clientFormTargets(catalog),
     report,
   });
   app.register(gatehouse, { provider });
@@ -96,30 +143,13 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   // first login (tests that only inject requests hash them when a login first needs them). A
   // failure is retried by that first login.
   app.addHook('onListen', (done) => {
-    users.prepare().catch(() => {});
+    users.prepare(config.realms.map((realm) => realm.name)).catch(() => {});
     done();
   });
-  return { app, provider, users };
-}
-
-/** The CSP form-action sources of each client's redirect URIs, by realm and client. */
-function clientRedirectSources(config: ServerConfig) {
-  const sources = new Map(
-    config.realms.flatMap((realm) =>
-      realm.clients.map((client) => [
-        `${realm.name}/${client.client_id}`,
-        redirectSources(client.redirect_uris),
-      ]),
-    ),
-  );
-  return (realm: string, clientId: string) => sources.get(`${realm}/${clientId}`) ?? [];
+  return { app, provider, store, users };
 }
 
 /** The webhook URL of each realm with CIBA, by realm name. */
-function cibaWebhooks(config: ServerConfig): Map<string, string> {
-  return new Map(
-    config.realms.flatMap((realm) =>
-      realm.ciba ? [[realm.name, realm.ciba.authenticator.webhook_url] as const] : [],
-    ),
-  );
+function cibaWebhooks(catalog: RealmCatalog): WebhookPushOptions['webhooks'] {
+  return { get: (realm) => catalog.known(realm)?.ciba?.authenticator.webhook_url };
 }

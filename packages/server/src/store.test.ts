@@ -1,6 +1,6 @@
-import { MemoryStore, StoreUnavailableError } from '@gatehouse/core';
-import { PostgresStore } from '@gatehouse/store-postgres';
-import { RedisStore } from '@gatehouse/store-redis';
+import { MemoryStore, StoreUnavailableError } from '@gatehouse-oidc/core';
+import { PostgresStore } from '@gatehouse-oidc/store-postgres';
+import { RedisStore } from '@gatehouse-oidc/store-redis';
 import { describe, expect, it } from 'vitest';
 import { createStore, describeStore, parseStoreValue, storeErrorMessage } from './store.js';
 
@@ -75,5 +75,17 @@ describe('createStore', () => {
     expect(redis).toBeInstanceOf(RedisStore);
     await expect(redis.ping()).rejects.toThrow(StoreUnavailableError);
     await Promise.all([memory.close(), postgres.close(), redis.close()]);
+  });
+
+  it('gives the memory store the ceiling of max_bytes', async () => {
+    const memory = createStore({
+      store: 'memory',
+      store_options: { ...settings, max_bytes: 1024 * 1024 },
+    });
+    await memory.set('note', 'small', { text: 'x'.repeat(1000) });
+    await expect(memory.set('note', 'large', { text: 'x'.repeat(1024 * 1024) })).rejects.toThrow(
+      StoreUnavailableError,
+    );
+    await memory.close();
   });
 });

@@ -1,7 +1,7 @@
-import { MemoryStore, type Store } from '@gatehouse/core';
-import { type MigrationResult, migrate, PostgresStore } from '@gatehouse/store-postgres';
-import { RedisStore } from '@gatehouse/store-redis';
-import type { ServerConfig } from './config.js';
+import { MemoryStore, type Store } from '@gatehouse-oidc/core';
+import { type MigrationResult, migrate, PostgresStore } from '@gatehouse-oidc/store-postgres';
+import { RedisStore } from '@gatehouse-oidc/store-redis';
+import type { ServerConfig } from './config/server-config.js';
 
 export type StoreKind = 'memory' | 'postgres' | 'redis';
 
@@ -74,7 +74,10 @@ export function createStore(config: StoreConfig, options: { now?: () => number }
   const { store, store_options: settings } = config;
   switch (storeKind(store)) {
     case 'memory':
-      return new MemoryStore(options.now ? { now: options.now } : {});
+      return new MemoryStore({
+        ...(options.now && { now: options.now }),
+        ...(settings.max_bytes !== undefined && { maxBytes: settings.max_bytes }),
+      });
     case 'postgres':
       return new PostgresStore(postgresOptions(config));
     case 'redis':

@@ -126,7 +126,11 @@ try {
   console.log(`median of ${ROUNDS} rounds of ${pairs} set+consume pairs, pool of ${POOL_SIZE}:`);
   for (const [label, runs] of samples) console.log(`  ${label}: ${summary(runs)}`);
 } finally {
-  await setup.query(`DROP TABLE ${quote(names.table)}`);
+  await setup.query(`DROP TABLE ${quote(names.table)} CASCADE`);
+  await setup.query(`DROP TABLE IF EXISTS ${quote(names.caps)}`);
   await setup.query(`DROP SEQUENCE ${quote(names.revisions)}`);
+  await setup.query(
+    `DROP FUNCTION ${quote(names.grantOpen)}(text), ${quote(names.revokeGrant)}(text, float8)`,
+  );
   await setup.end();
 }

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@gatehouse/core';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import { DatabaseError } from 'pg';
 
 /**
@@ -6,10 +6,12 @@ import { DatabaseError } from 'pg';
  * statement is wrong: connection exceptions (08), authentication (28), transaction rollbacks such
  * as deadlocks (40), lack of resources (53), lock or statement timeouts and shutdowns (55P03,
  * 57), system errors (58), a read-only standby after a failover (25006), a missing database
- * (3D000) and a missing table (42P01, before the migration ran).
+ * (3D000), and a schema the migration has not made or brought up to date yet: a missing table
+ * (42P01), column (42703) or function (42883).
  */
 const UNAVAILABLE_CLASSES = new Set(['08', '28', '40', '53', '57', '58']);
-const UNAVAILABLE_CODES = new Set(['25006', '3D000', '42P01', '55P03']);
+const UNAVAILABLE_CODES = new Set(['25006', '3D000', '42P01', '42703', '42883', '55P03']);
+const OUTDATED_SCHEMA_CODES = new Set(['42703', '42883']);
 
 /**
  * Errors `pg` raises without a SQLSTATE when the connection is lost or a timeout fires. They are
@@ -37,9 +39,12 @@ export function connectionSurvives(error: unknown): boolean {
 }
 
 export function unavailable(error: unknown, table: string): StoreUnavailableError {
+  const code = error instanceof DatabaseError ? error.code : undefined;
   const message =
-    error instanceof DatabaseError && error.code === '42P01'
+    code === '42P01'
       ? `PostgreSQL store table "${table}" does not exist: run the migration (gatehouse migrate --config …)`
-      : `PostgreSQL store unavailable: ${error instanceof Error ? error.message : String(error)}`;
+      : code !== undefined && OUTDATED_SCHEMA_CODES.has(code)
+        ? `PostgreSQL store table "${table}" was made by an earlier version: run the migration (gatehouse migrate --config …)`
+        : `PostgreSQL store unavailable: ${error instanceof Error ? error.message : String(error)}`;
   return new StoreUnavailableError(message, { cause: error });
 }

@@ -1,7 +1,8 @@
-import { StoreUnavailableError } from '@gatehouse/core';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import pg, { DatabaseError } from 'pg';
 import { isUnavailable, unavailable } from './errors.js';
 import {
+  addedColumnStatements,
   COLUMNS_QUERY,
   columnsProblem,
   MISSING_QUERY,
@@ -32,11 +33,12 @@ export const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 5000;
 const LOCK_TIMEOUT = '55P03';
 
 /**
- * Creates the store's sequence, table and indexes when they do not exist; changes nothing
- * otherwise, and then takes no lock on the table, so it never waits for the table's writers nor
- * holds them up. Safe to run on every start and from several instances at once: they queue on a
+ * Creates the store's sequence, tables, indexes and functions when they do not exist, and adds
+ * the columns later versions added to a table made by an earlier one; changes nothing otherwise,
+ * and then takes no lock on the table, so it never waits for the table's writers nor holds them
+ * up. Safe to run on every start and from several instances at once: they queue on a
  * transaction-scoped advisory lock. Fails with a clear error when a table of that name exists
- * but is not a store table, or when a missing index cannot get the table's lock within
+ * but is not a store table, or when a missing index or column cannot get the table's lock within
  * `lockTimeoutMs` (retry then). Takes the store's options; only the connection and the prefix
  * matter, and no statement timeout applies, since building an index on a large table takes a
  * while.
@@ -69,22 +71,25 @@ export async function migrate(
     ]);
     // SET takes no parameters; the value is an integer checked above.
     await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
-    const { tables, indexes } = migrationStatements(names);
-    const missing = await missingObjects(client, [...tables, ...indexes]);
+    const { tables, dependents, functions } = migrationStatements(names);
+    const missing = await missingObjects(client, [...tables, ...dependents], functions);
     for (const object of tables) if (missing.has(object.name)) await client.query(object.create);
     const columns = await client.query<{ name: string; type: string }>(COLUMNS_QUERY, [
       quote(names.table),
     ]);
     const problem = columnsProblem(names.table, columns.rows);
     if (problem) throw new Error(problem);
-    for (const object of indexes) if (missing.has(object.name)) await client.query(object.create);
+    for (const statement of addedColumnStatements(names, columns.rows))
+      await client.query(statement);
+    for (const object of [...dependents, ...functions])
+      if (missing.has(object.name)) await client.query(object.create);
     await client.query('COMMIT');
     return { table: names.table, created: missing.has(quote(names.table)) };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     if (error instanceof DatabaseError && error.code === LOCK_TIMEOUT)
       throw new StoreUnavailableError(
-        `PostgreSQL store table "${names.table}" is locked by another session (a long transaction or a VACUUM): its indexes could not be created within ${lockTimeoutMs} ms; retry the migration`,
+        `PostgreSQL store table "${names.table}" is locked by another session (a long transaction or a VACUUM): its indexes or new columns could not be created within ${lockTimeoutMs} ms; retry the migration`,
         { cause: error },
       );
     if (isUnavailable(error)) throw unavailable(error, names.table);
@@ -94,9 +99,14 @@ export async function migrate(
   }
 }
 
-async function missingObjects(client: pg.Client, objects: SchemaObject[]): Promise<Set<string>> {
+async function missingObjects(
+  client: pg.Client,
+  relations: SchemaObject[],
+  functions: SchemaObject[],
+): Promise<Set<string>> {
   const { rows } = await client.query<{ name: string }>(MISSING_QUERY, [
-    objects.map((object) => object.name),
+    relations.map((object) => object.name),
+    functions.map((object) => object.name),
   ]);
   return new Set(rows.map((row) => row.name));
 }

@@ -1,4 +1,4 @@
-import { ConfigError } from '@gatehouse/core';
+import { ConfigError } from '@gatehouse-oidc/core';
 import { describe, expect, it } from 'vitest';
 import { decodeKey, encodeKey } from './key-encoding.js';
 import { type PostgresStoreOptions, resolveOptions } from './options.js';

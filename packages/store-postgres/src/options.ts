@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue } from '@gatehouse/core';
+import { ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
 import { DEFAULT_TABLE_PREFIX, prefixProblem } from './schema.js';
 
 export interface PostgresStoreOptions {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { ConfigError, StoreUnavailableError } from '@gatehouse/core';
+import { ConfigError, StoreUnavailableError } from '@gatehouse-oidc/core';
+import { describeStoreContract, realTime } from '@gatehouse-oidc/core/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POSTGRES, serviceUrl } from '../../../test/support/services.js';
 import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
-import { describeStoreContract, realTime } from '../../core/src/store/store-contract.js';
 import { migrate } from './migrate.js';
 import type { PostgresStoreOptions } from './options.js';
 import { PostgresStore } from './postgres-store.js';
@@ -68,8 +68,12 @@ describe.skipIf(!url)('PostgresStore', () => {
   afterAll(async () => {
     for (const prefix of prefixes) {
       const names = schemaNames(prefix);
-      await admin.query(`DROP TABLE IF EXISTS ${quote(names.table)}`);
+      await admin.query(`DROP TABLE IF EXISTS ${quote(names.table)} CASCADE`);
+      await admin.query(`DROP TABLE IF EXISTS ${quote(names.caps)}`);
       await admin.query(`DROP SEQUENCE IF EXISTS ${quote(names.revisions)}`);
+      await admin.query(
+        `DROP FUNCTION IF EXISTS ${quote(names.grantOpen)}(text), ${quote(names.revokeGrant)}(text, float8)`,
+      );
     }
     await admin?.end();
   });
@@ -206,6 +210,29 @@ describe.skipIf(!url)('PostgresStore', () => {
       expect(await store.get('ns', 'kept')).toEqual({ v: 1 });
     });
 
+    it('brings a table made by 0.4 up to date: the note column and the grant functions', async () => {
+      const prefix = await freshPrefix();
+      const names = schemaNames(prefix);
+      await admin.query(`ALTER TABLE ${quote(names.table)} DROP COLUMN note`);
+      await admin.query(
+        `DROP FUNCTION ${quote(names.grantOpen)}(text), ${quote(names.revokeGrant)}(text, float8)`,
+      );
+      const store = openStore({ tablePrefix: prefix });
+      const outdated = await store.revokeGrant('g').catch((error: unknown) => error);
+      expect(outdated).toBeInstanceOf(StoreUnavailableError);
+      expect((outdated as Error).message).toBe(
+        `PostgreSQL store table "${prefix}records" was made by an earlier version: run the migration (gatehouse migrate --config …)`,
+      );
+      expect(await migrate({ connectionString, tablePrefix: prefix })).toEqual({
+        table: `${prefix}records`,
+        created: false,
+      });
+      await store.set('ns', 'a', { v: 1 }, { grantId: 'g' });
+      expect((await store.consume('ns', 'a', 'note'))?.note).toBe('note');
+      expect(await store.revokeGrant('g')).toEqual([{ namespace: 'ns', id: 'a' }]);
+      expect(await store.add('ns', 'b', { v: 2 }, { grantId: 'g' })).toBe(false);
+    });
+
     it('lets several instances migrate at once', async () => {
       const prefix = `test_${randomBytes(5).toString('hex')}_`;
       prefixes.push(prefix);
@@ -285,7 +312,7 @@ describe.skipIf(!url)('PostgresStore', () => {
       expect(performance.now() - started).toBeLessThan(1_500);
       expect(failure).toBeInstanceOf(StoreUnavailableError);
       expect((failure as Error).message).toBe(
-        `PostgreSQL store table "${prefix}records" is locked by another session (a long transaction or a VACUUM): its indexes could not be created within 200 ms; retry the migration`,
+        `PostgreSQL store table "${prefix}records" is locked by another session (a long transaction or a VACUUM): its indexes or new columns could not be created within 200 ms; retry the migration`,
       );
       expect((failure as Error).cause).toMatchObject({ code: '55P03' });
       await migrate({ connectionString, tablePrefix: prefix });

@@ -1,12 +1,18 @@
 import {
+  type CappedRecordOptions,
   type ConsumeResult,
+  checkCappedOptions,
+  REVOKED_GRANT_SECONDS,
+  type RecordCap,
   type RecordKey,
   type RecordOptions,
+  type ReplaceOptions,
   type Revised,
   type Store,
+  type StoreMetrics,
   StoreUnavailableError,
-} from '@gatehouse/core';
-import pg from 'pg';
+} from '@gatehouse-oidc/core';
+import pg, { DatabaseError } from 'pg';
 import { connectionSurvives, isUnavailable, unavailable } from './errors.js';
 import { decodeKey, encodeKey } from './key-encoding.js';
 import { type PostgresStoreOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -23,6 +29,16 @@ const SWEEP_BATCHES = 100;
  * driver's own timeout is for a database or network that no longer answers at all.
  */
 const NETWORK_ALLOWANCE_MS = 500;
+/**
+ * Trimming a cap reads its `max` newest entries of the position index. A small cap is trimmed on
+ * every write; a larger one every `max / TRIM_SHARE` writes of this instance, so each write costs
+ * about TRIM_SHARE index entries and the cap may be exceeded by that share per instance.
+ */
+const TRIM_SHARE = 64;
+/** Records one trim drops at most: more is left to the next one. */
+const TRIM_BATCH = 1_000;
+/** Caps whose writes this instance counts between trims; beyond it the oldest is forgotten. */
+const MAX_COUNTED_CAPS = 1_024;
 
 /**
  * A `Store` on PostgreSQL, shared by any number of Gatehouse instances: one table, every method a
@@ -37,6 +53,8 @@ export class PostgresStore implements Store {
   readonly #sweepTimer: NodeJS.Timeout | undefined;
   #sweeping: Promise<number> | undefined;
   #closed = false;
+  readonly #writesSinceTrim = new Map<string, number>();
+  readonly #metrics = { evicted: 0, shed: 0, refused: 0 };
 
   constructor(options: PostgresStoreOptions) {
     const resolved = resolveOptions(options);
@@ -65,18 +83,34 @@ export class PostgresStore implements Store {
   }
 
   async set<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<void> {
-    await this.#run('set', writeParameters(namespace, id, value, options));
+    const statement = options?.grantId === undefined ? 'set' : 'setInGrant';
+    await this.#run(statement, writeParameters(namespace, id, value, options));
   }
 
   async add<T>(namespace: string, id: string, value: T, options?: RecordOptions): Promise<boolean> {
-    const { rowCount } = await this.#run('add', writeParameters(namespace, id, value, options));
+    const statement = options?.grantId === undefined ? 'add' : 'addInGrant';
+    const { rowCount } = await this.#run(statement, writeParameters(namespace, id, value, options));
     return rowCount === 1;
   }
 
-  async consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
-    const { rows } = await this.#run('consume', [encodeKey(namespace), encodeKey(id)]);
+  async consume<T, N = unknown>(
+    namespace: string,
+    id: string,
+    note?: N,
+  ): Promise<ConsumeResult<T, N> | undefined> {
+    const { rows } = await this.#run('consume', [
+      encodeKey(namespace),
+      encodeKey(id),
+      note === undefined ? null : serialise(note),
+    ]);
     const row = rows[0];
-    return row ? { value: JSON.parse(row.value) as T, firstUse: row.first_use } : undefined;
+    if (!row) return undefined;
+    const result: ConsumeResult<T, N> = {
+      value: JSON.parse(row.value) as T,
+      firstUse: row.first_use,
+    };
+    if (row.note !== null) result.note = JSON.parse(row.note) as N;
+    return result;
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
@@ -86,15 +120,73 @@ export class PostgresStore implements Store {
     return row ? { value: JSON.parse(row.value) as T, revision: Number(row.revision) } : undefined;
   }
 
-  async replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
+  async replace<T>(
+    namespace: string,
+    id: string,
+    revision: number,
+    value: T,
+    options: ReplaceOptions = {},
+  ): Promise<boolean> {
     if (!Number.isSafeInteger(revision)) return false;
     const { rowCount } = await this.#run('replace', [
       encodeKey(namespace),
       encodeKey(id),
       revision,
       serialise(value),
+      ttlParameter(options.ttlSeconds),
     ]);
     return rowCount === 1;
+  }
+
+  /**
+   * One statement writes the record and its places in its caps; then each cap due for it is
+   * trimmed (see TRIM_SHARE), in parallel.
+   */
+  async setCapped<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: CappedRecordOptions,
+  ): Promise<number> {
+    checkCappedOptions(options);
+    const keys = options.caps.map((cap) => encodeKey(cap.key));
+    const parameters = writeParameters(namespace, id, value, { ttlSeconds: options.ttlSeconds });
+    await this.#run('setCapped', [...parameters, keys]);
+    const trimmed = await Promise.all(
+      options.caps.map((cap, index) => this.#trimIfDue(cap, keys[index] as string)),
+    );
+    const dropped = trimmed.reduce((sum, count) => sum + count, 0);
+    this.#metrics.evicted += dropped;
+    return dropped;
+  }
+
+  async #trimIfDue(cap: RecordCap, key: string): Promise<number> {
+    const every = Math.ceil(cap.max / TRIM_SHARE);
+    if (every > 1) {
+      const writes = (this.#writesSinceTrim.get(key) ?? 0) + 1;
+      this.#writesSinceTrim.delete(key);
+      if (writes < every) {
+        this.#writesSinceTrim.set(key, writes);
+        const oldest = this.#writesSinceTrim.keys().next();
+        if (!oldest.done && this.#writesSinceTrim.size > MAX_COUNTED_CAPS) {
+          this.#writesSinceTrim.delete(oldest.value);
+        }
+        return 0;
+      }
+    }
+    try {
+      const { rows } = await this.#run('trimCap', [key, cap.max, TRIM_BATCH]);
+      return rows.filter((row) => row.live).length;
+    } catch (error) {
+      // Trims of one cap running at once may deadlock on the rows they share: one gives way,
+      // and a later write trims what it left.
+      if (error instanceof StoreUnavailableError && isDeadlock(error.cause)) return 0;
+      throw error;
+    }
+  }
+
+  metrics(): StoreMetrics {
+    return { ...this.#metrics };
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
@@ -107,9 +199,9 @@ export class PostgresStore implements Store {
     return rows.map((row) => ({ namespace: decodeKey(row.namespace), id: decodeKey(row.id) }));
   }
 
-  async revokeGrant(grantId: string): Promise<number> {
-    const { rows } = await this.#run('revokeGrant', [encodeKey(grantId)]);
-    return rows[0]?.revoked ?? 0;
+  async revokeGrant(grantId: string): Promise<RecordKey[]> {
+    const { rows } = await this.#run('revokeGrant', [encodeKey(grantId), REVOKED_GRANT_SECONDS]);
+    return rows.map((row) => ({ namespace: decodeKey(row.namespace), id: decodeKey(row.id) }));
   }
 
   /** Also fails while the table is missing, so a health check keeps traffic away until migrated. */
@@ -193,15 +285,19 @@ function writeParameters(
   options: RecordOptions = {},
 ): unknown[] {
   const { ttlSeconds, grantId } = options;
-  if (ttlSeconds !== undefined && !(Number.isFinite(ttlSeconds) && ttlSeconds > 0))
-    throw new RangeError(`ttlSeconds must be a positive number, got ${ttlSeconds}`);
   return [
     encodeKey(namespace),
     encodeKey(id),
     serialise(value),
-    ttlSeconds ?? null,
+    ttlParameter(ttlSeconds),
     grantId === undefined ? null : encodeKey(grantId),
   ];
+}
+
+function ttlParameter(ttlSeconds: number | undefined): number | null {
+  if (ttlSeconds !== undefined && !(Number.isFinite(ttlSeconds) && ttlSeconds > 0))
+    throw new RangeError(`ttlSeconds must be a positive number, got ${ttlSeconds}`);
+  return ttlSeconds ?? null;
 }
 
 /** Stored as JSON text rather than jsonb: jsonb refuses "\u0000" in strings, text takes any JSON. */
@@ -210,5 +306,8 @@ function serialise(value: unknown): string {
   if (json === undefined) throw new TypeError('a Store value must be JSON-serialisable');
   return json;
 }
+
+const isDeadlock = (error: unknown) =>
+  error instanceof DatabaseError && (error.code === '40P01' || error.code === '40001');
 
 const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));

@@ -6,6 +6,13 @@ export interface SchemaNames {
   revisions: string;
   grantIndex: string;
   expiryIndex: string;
+  /** Which caps each record of `setCapped` counts in, with its place in write order. */
+  caps: string;
+  capsPosition: string;
+  /** Whether a grant takes records; waits for a revocation of it under way. */
+  grantOpen: string;
+  /** Closes a grant and removes its records. */
+  revokeGrant: string;
 }
 
 export const DEFAULT_TABLE_PREFIX = 'gatehouse_';
@@ -22,6 +29,10 @@ export function schemaNames(prefix: string): SchemaNames {
     revisions: `${prefix}revisions`,
     grantIndex: `${table}_grant_id`,
     expiryIndex: `${table}_expires_at`,
+    caps: `${prefix}caps`,
+    capsPosition: `${prefix}caps_position`,
+    grantOpen: `${prefix}grant_open`,
+    revokeGrant: `${prefix}revoke_grant`,
   };
 }
 

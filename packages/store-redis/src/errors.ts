@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@gatehouse/core';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import { ReplyError } from 'ioredis';
 
 /**

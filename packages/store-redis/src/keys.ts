@@ -1,4 +1,4 @@
-import type { RecordKey } from '@gatehouse/core';
+import type { RecordKey } from '@gatehouse-oidc/core';
 
 /**
  * Where records live in Redis. Every command and script touches one key, or the two keys of one
@@ -12,9 +12,14 @@ import type { RecordKey } from '@gatehouse/core';
  *   with its last member.
  * - `<prefix>{g:<grantId>}:revoking`: members taken out of the index by a revokeGrant whose
  *   records are not deleted yet; empty unless a revocation failed half-way.
+ * - `<prefix>{c:<capKey>}:members`: the members of a cap of `setCapped`, a sorted set scored by
+ *   when each was written (microseconds), expiring with its newest member; a record of
+ *   `setCapped` lists its caps in its field `k`.
+ * - `<prefix>{g:<grantId>}:closed`: present while the grant is closed after a revocation
+ *   (`REVOKED_GRANT_SECONDS`); the index refuses new members meanwhile.
  *
- * The hash tag `{g:<grantId>}` is never empty, and a prefix holds no braces (checked), so the two
- * grant keys always hash to the same slot.
+ * The hash tag `{g:<grantId>}` is never empty, and a prefix holds no braces (checked), so the
+ * three grant keys always hash to the same slot.
  * The namespace is URI-encoded, so it holds no `:` and the first `:` of a member ends it; the id
  * follows verbatim.
  */
@@ -51,6 +56,14 @@ export class KeyLayout {
 
   grantRevoking(grantId: string): string {
     return `${this.#prefix}{g:${grantId}}:revoking`;
+  }
+
+  cap(capKey: string): string {
+    return `${this.#prefix}{c:${capKey}}:members`;
+  }
+
+  grantClosed(grantId: string): string {
+    return `${this.#prefix}{g:${grantId}}:closed`;
   }
 }
 

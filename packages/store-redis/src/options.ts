@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue } from '@gatehouse/core';
+import { ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
 
 export interface RedisStoreOptions {
   /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS. */

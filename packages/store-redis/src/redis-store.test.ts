@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, StoreUnavailableError } from '@gatehouse/core';
+import { ConfigError, StoreUnavailableError } from '@gatehouse-oidc/core';
+import { describeStoreContract, realTime } from '@gatehouse-oidc/core/testing';
 import { type Command, Redis, ReplyError } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REDIS, serviceUrl } from '../../../test/support/services.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
-import { describeStoreContract, realTime } from '../../core/src/store/store-contract.js';
 import type { RedisStoreOptions } from './options.js';
 import { RedisStore } from './redis-store.js';
 import { CLAIM_GRANT_SCRIPT, REPLACE_SCRIPT, SET_SCRIPT } from './scripts.js';
@@ -171,6 +171,42 @@ describe.skipIf(!url)('RedisStore', () => {
       expect(await admin.pttl(index)).toBe(-1);
     });
 
+    it('indexes the records a grant gets at once together, each with its score, never lowered', async () => {
+      const store = openStore();
+      const index = `${runPrefix}{g:g-batch}:index`;
+      await Promise.all([
+        store.add('ns', 'ten', {}, { ttlSeconds: 10, grantId: 'g-batch' }),
+        store.set('ns', 'forever', {}, { grantId: 'g-batch' }),
+        store.set('ns', 'hundred', {}, { ttlSeconds: 100, grantId: 'g-batch' }),
+      ]);
+      const scores = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            ['ten', 'forever', 'hundred'].map(async (id) => [
+              id,
+              await admin.zscore(index, `ns:${id}`),
+            ]),
+          ),
+        );
+      const first = await scores();
+      expect(first.forever).toBe('inf');
+      expect(Number(first.hundred) - Number(first.ten)).toBeGreaterThanOrEqual(90_000);
+      await Promise.all([
+        store.set('ns', 'hundred', {}, { ttlSeconds: 1, grantId: 'g-batch' }),
+        store.set('ns', 'forever', {}, { ttlSeconds: 1, grantId: 'g-batch' }),
+      ]);
+      expect(await scores()).toEqual(first);
+
+      // A closed grant keeps none of them.
+      await store.revokeGrant('g-batch');
+      await Promise.all([
+        store.add('ns', 'late-1', {}, { ttlSeconds: 10, grantId: 'g-batch' }),
+        store.set('ns', 'late-2', {}, { grantId: 'g-batch' }),
+      ]);
+      expect(await store.get('ns', 'late-1')).toBeUndefined();
+      expect(await store.get('ns', 'late-2')).toBeUndefined();
+    });
+
     it('drops the members of a grant index that are past their expiry when the grant is written', async () => {
       const store = openStore();
       const index = `${runPrefix}{g:g-prune}:index`;
@@ -187,15 +223,23 @@ describe.skipIf(!url)('RedisStore', () => {
       await store.set('at', 'x', { v: 1 }, { ttlSeconds: 60, grantId: 'g-half' });
       await store.set('rt', 'y', { v: 2 }, { grantId: 'g-half' });
       // What a revokeGrant whose connection died after its first step leaves behind.
-      expect(await admin.eval(CLAIM_GRANT_SCRIPT, 2, index, revoking)).toHaveLength(2);
+      const closed = `${runPrefix}{g:g-half}:closed`;
+      expect(
+        await admin.eval(CLAIM_GRANT_SCRIPT, 3, index, revoking, closed, '600000'),
+      ).toHaveLength(2);
       expect(await admin.exists(index)).toBe(0);
       expect(await admin.pttl(revoking)).toBe(-1); // it holds a record without expiry
 
       expect(await store.listGrant('g-half')).toHaveLength(2);
+      // The grant is closed already: a new record is not kept.
       await store.set('at', 'z', { v: 3 }, { ttlSeconds: 60, grantId: 'g-half' });
-      expect(await store.revokeGrant('g-half')).toBe(3);
+      expect(await store.get('at', 'z')).toBeUndefined();
+      expect((await store.revokeGrant('g-half')).map((key) => key.id).sort()).toEqual(['x', 'y']);
       expect(await store.get('rt', 'y')).toBeUndefined();
       expect(await admin.exists(index, revoking)).toBe(0);
+      const closedFor = await admin.pttl(closed);
+      expect(closedFor).toBeGreaterThan(590_000);
+      expect(closedFor).toBeLessThanOrEqual(600_000);
     });
 
     it('clears the revoking set only once every record of the revocation is deleted', async () => {
@@ -216,7 +260,7 @@ describe.skipIf(!url)('RedisStore', () => {
         if (command.name === 'zrem') events.push('zrem sent');
         return (sendCommand as (...args: unknown[]) => unknown).call(this, command, ...rest);
       });
-      expect(await store.revokeGrant('g-order')).toBe(2);
+      expect(await store.revokeGrant('g-order')).toHaveLength(2);
       expect(events).toEqual(['deleted', 'deleted', 'zrem sent']);
       expect(await admin.exists(`${runPrefix}{g:g-order}:revoking`)).toBe(0);
     });
@@ -228,7 +272,7 @@ describe.skipIf(!url)('RedisStore', () => {
       expect(await revision()).toBe('7');
       await admin.eval(SET_SCRIPT, 1, key, '{}', '7', '');
       expect(await revision()).toBe('8');
-      await admin.eval(REPLACE_SCRIPT, 1, key, '{}', '8', '8');
+      await admin.eval(REPLACE_SCRIPT, 1, key, '{}', '8', '8', '');
       expect(await revision()).toBe('9');
       await admin.eval(SET_SCRIPT, 1, key, '{}', '9007199254740991', '');
       await admin.eval(SET_SCRIPT, 1, key, '{}', '9007199254740991', '');
@@ -242,9 +286,12 @@ describe.skipIf(!url)('RedisStore', () => {
      * store sent and the keys each declares. MONITOR also shows the commands scripts run (source
      * `lua`): each must touch only the key its script declared, or Redis Cluster could not run it.
      */
-    async function observe(calls: Record<string, (store: RedisStore) => Promise<unknown>>) {
+    async function observe(
+      calls: Record<string, (store: RedisStore) => Promise<unknown>>,
+      prepare: (store: RedisStore) => Promise<unknown> = (store) => store.ping(),
+    ) {
       const store = openStore();
-      await store.ping();
+      await prepare(store);
       const monitor = await admin.duplicate().monitor();
       const seen: Array<{ args: string[]; fromScript: boolean }> = [];
       monitor.on('monitor', (_time: string, args: string[], source: string) => {
@@ -300,28 +347,57 @@ describe.skipIf(!url)('RedisStore', () => {
 
     it('sends each call as one round trip of single-slot commands, grant listings as two or three', async () => {
       const id = randomBytes(4).toString('hex');
-      const observed = await observe({
-        'set (client_credentials)': (store) => store.set('at', id, { v: 1 }, { ttlSeconds: 60 }),
-        'set with a grant': (store) =>
-          store.set('rt', id, { v: 1 }, { ttlSeconds: 60, grantId: `g${id}` }),
-        get: (store) => store.get('at', id),
-        add: (store) => store.add('jti', id, {}, { ttlSeconds: 60 }),
-        consume: (store) => store.consume('rt', id),
-        read: (store) => store.read('rt', id),
-        replace: (store) => store.replace('rt', id, 1, { v: 2 }),
-        delete: (store) => store.delete('at', id),
-        listGrant: (store) => store.listGrant(`g${id}`),
-        revokeGrant: (store) => store.revokeGrant(`g${id}`),
-      });
+      const observed = await observe(
+        {
+          'set (client_credentials)': (store) => store.set('at', id, { v: 1 }, { ttlSeconds: 60 }),
+          'set with a grant': (store) =>
+            store.set('rt', id, { v: 1 }, { ttlSeconds: 60, grantId: `g${id}` }),
+          'set with a closed grant': (store) =>
+            store.set('rt', `${id}-closed`, { v: 1 }, { grantId: `closed${id}` }),
+          'add and set with one grant at once (a token response)': (store) =>
+            Promise.all([
+              store.add('at', `${id}-both`, { v: 1 }, { ttlSeconds: 60, grantId: `both${id}` }),
+              store.set('rt', `${id}-both`, { v: 1 }, { grantId: `both${id}` }),
+            ]),
+          get: (store) => store.get('at', id),
+          add: (store) => store.add('jti', id, {}, { ttlSeconds: 60 }),
+          consume: (store) => store.consume('rt', id),
+          read: (store) => store.read('rt', id),
+          replace: (store) => store.replace('rt', id, 1, { v: 2 }),
+          delete: (store) => store.delete('at', id),
+          listGrant: (store) => store.listGrant(`g${id}`),
+          revokeGrant: (store) => store.revokeGrant(`g${id}`),
+        },
+        (store) => store.revokeGrant(`closed${id}`),
+      );
       // ioredis sends EVAL the first time on a connection, EVALSHA after.
       const script = expect.stringMatching(/^eval(sha)?$/);
       const index = `${runPrefix}{g:g${id}}:index`;
       const revoking = `${runPrefix}{g:g${id}}:revoking`;
+      const closed = `${runPrefix}{g:g${id}}:closed`;
+      const closedGrant = (part: string) => `${runPrefix}{g:closed${id}}:${part}`;
       expect(observed).toEqual({
         'set (client_credentials)': { commands: [script], keys: [[`${runPrefix}r:at:${id}`]] },
         'set with a grant': {
           commands: [script, script],
-          keys: [[`${runPrefix}r:rt:${id}`], [index]],
+          keys: [[`${runPrefix}r:rt:${id}`], [index, closed]],
+        },
+        'set with a closed grant': {
+          commands: [script, script, script],
+          keys: [
+            [`${runPrefix}r:rt:${id}-closed`],
+            [closedGrant('index'), closedGrant('closed')],
+            [`${runPrefix}r:rt:${id}-closed`],
+          ],
+        },
+        // The two members go into the index in one script call, after both records.
+        'add and set with one grant at once (a token response)': {
+          commands: [script, script, script],
+          keys: [
+            [`${runPrefix}r:at:${id}-both`],
+            [`${runPrefix}r:rt:${id}-both`],
+            [`${runPrefix}{g:both${id}}:index`, `${runPrefix}{g:both${id}}:closed`],
+          ],
         },
         get: { commands: ['hget'], keys: [[`${runPrefix}r:at:${id}`]] },
         add: { commands: [script], keys: [[`${runPrefix}r:jti:${id}`]] },
@@ -335,7 +411,7 @@ describe.skipIf(!url)('RedisStore', () => {
         },
         revokeGrant: {
           commands: [script, script, 'zrem'],
-          keys: [[index, revoking], [`${runPrefix}r:rt:${id}`], [revoking]],
+          keys: [[index, revoking, closed], [`${runPrefix}r:rt:${id}`], [revoking]],
         },
       });
     });

@@ -1,23 +1,31 @@
 import { randomFillSync } from 'node:crypto';
 import {
+  type CappedRecordOptions,
   type ConsumeResult,
+  checkCappedOptions,
+  REVOKED_GRANT_SECONDS,
   type RecordKey,
   type RecordOptions,
+  type ReplaceOptions,
   type Revised,
   type Store,
+  type StoreMetrics,
   StoreUnavailableError,
-} from '@gatehouse/core';
+} from '@gatehouse-oidc/core';
 import { Redis } from 'ioredis';
 import { isUnavailable, unavailable } from './errors.js';
 import { KeyLayout, splitMember } from './keys.js';
 import { type RedisStoreOptions, validateOptions } from './options.js';
 import {
   ADD_SCRIPT,
+  CAP_SCRIPT,
   CLAIM_GRANT_SCRIPT,
   CONSUME_SCRIPT,
+  DROP_CAPPED_SCRIPT,
   INDEX_SCRIPT,
   REPLACE_SCRIPT,
   REVOKE_RECORD_SCRIPT,
+  SET_CAPPED_SCRIPT,
   SET_SCRIPT,
 } from './scripts.js';
 
@@ -37,11 +45,32 @@ interface ScriptCommands {
     pttl: string,
     grant?: string,
   ): Promise<number>;
-  gatehouseConsume(key: string): Promise<[string, number] | null>;
-  gatehouseReplace(key: string, json: string, expected: string, revision: string): Promise<number>;
-  gatehouseIndex(key: string, member: string, pttl: string): Promise<number>;
-  gatehouseClaimGrant(index: string, revoking: string): Promise<string[]>;
+  gatehouseConsume(key: string, note?: string): Promise<[string, number, string | null] | null>;
+  gatehouseReplace(
+    key: string,
+    json: string,
+    expected: string,
+    revision: string,
+    pttl: string,
+  ): Promise<number>;
+  /** `membersAndPttls`: each member followed by its pttl. */
+  gatehouseIndex(key: string, closed: string, ...membersAndPttls: string[]): Promise<number>;
+  gatehouseClaimGrant(
+    index: string,
+    revoking: string,
+    closed: string,
+    closedMs: string,
+  ): Promise<string[]>;
   gatehouseRevokeRecord(key: string, grant: string): Promise<number>;
+  gatehouseSetCapped(
+    key: string,
+    json: string,
+    revision: string,
+    pttl: string,
+    caps: string,
+  ): Promise<number>;
+  gatehouseCap(key: string, member: string, max: string, pttl: string): Promise<string[]>;
+  gatehouseDropCapped(key: string, cap: string): Promise<number>;
 }
 
 /** Each script with the number of keys it declares. */
@@ -50,9 +79,12 @@ const SCRIPTS = {
   gatehouseAdd: { lua: ADD_SCRIPT, keys: 1 },
   gatehouseConsume: { lua: CONSUME_SCRIPT, keys: 1 },
   gatehouseReplace: { lua: REPLACE_SCRIPT, keys: 1 },
-  gatehouseIndex: { lua: INDEX_SCRIPT, keys: 1 },
-  gatehouseClaimGrant: { lua: CLAIM_GRANT_SCRIPT, keys: 2 },
+  gatehouseIndex: { lua: INDEX_SCRIPT, keys: 2 },
+  gatehouseClaimGrant: { lua: CLAIM_GRANT_SCRIPT, keys: 3 },
   gatehouseRevokeRecord: { lua: REVOKE_RECORD_SCRIPT, keys: 1 },
+  gatehouseSetCapped: { lua: SET_CAPPED_SCRIPT, keys: 1 },
+  gatehouseCap: { lua: CAP_SCRIPT, keys: 1 },
+  gatehouseDropCapped: { lua: DROP_CAPPED_SCRIPT, keys: 1 },
 };
 
 /** Reconnection backoff: 100 ms doubling up to 1 s, for ever, so the store recovers by itself. */
@@ -61,7 +93,8 @@ const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 1000);
 /**
  * A `Store` on Redis, shared by every Gatehouse instance that points at the same server and
  * prefix. Every method is one round trip, except `listGrant` (two: the grant's index, then its
- * records) and `revokeGrant` (three: then the revoking set); expiry is Redis's own. Where a method
+ * records), `revokeGrant` (three: then the revoking set) and a write that finds its grant closed
+ * (two: then the undo); expiry is Redis's own. Where a method
  * sends several commands at once it relies on Redis running one connection's commands in order.
  * Calls never queue while Redis is away: one that finds no connection waits at most
  * `commandTimeoutMs` for it to come back, and one whose reply does not come within
@@ -78,6 +111,9 @@ export class RedisStore implements Store {
   /** Settles on the client's next `ready` or `end`; shared by every call waiting for it. */
   #connection: Promise<void> | undefined;
   #closed = false;
+  /** The index additions of the current run of microtasks, per grant (see #index). */
+  readonly #indexBatches = new Map<string, IndexBatch>();
+  readonly #metrics = { evicted: 0, shed: 0, refused: 0 };
 
   constructor(options: RedisStoreOptions) {
     const { url, keyPrefix, commandTimeoutMs } = validateOptions(options);
@@ -129,16 +165,19 @@ export class RedisStore implements Store {
       return;
     }
     const { grantId } = options;
-    await this.#call<unknown>(() =>
-      grantId === undefined
-        ? this.#client.gatehouseSet(key, json, revision, pttl)
-        : // Record first, then index, in one round trip on one connection. A revokeGrant that
-          // runs in between leaves the record in the re-created index, never outside any index.
-          Promise.all([
-            this.#client.gatehouseSet(key, json, revision, pttl, grantId),
-            this.#client.gatehouseIndex(this.#keys.grantIndex(grantId), member, pttl),
-          ]),
+    if (grantId === undefined) {
+      await this.#call(() => this.#client.gatehouseSet(key, json, revision, pttl));
+      return;
+    }
+    // Record first, then index, in one round trip on one connection. A revokeGrant that claims
+    // the index in between finds the grant closed for the index: the record is then undone here.
+    const [, indexed] = await this.#call(() =>
+      Promise.all([
+        this.#client.gatehouseSet(key, json, revision, pttl, grantId),
+        this.#index(grantId, member, pttl),
+      ]),
     );
+    if (indexed === 0) await this.#undo(key, grantId);
   }
 
   async add<T>(
@@ -156,13 +195,46 @@ export class RedisStore implements Store {
     if (grantId === undefined)
       return (await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl))) === 1;
     // Indexed even when the add loses: a member whose record is not in the grant is ignored.
-    const [added] = await this.#call(() =>
+    const [added, indexed] = await this.#call(() =>
       Promise.all([
         this.#client.gatehouseAdd(key, json, revision, pttl, grantId),
-        this.#client.gatehouseIndex(this.#keys.grantIndex(grantId), member, pttl),
+        this.#index(grantId, member, pttl),
       ]),
     );
-    return added === 1;
+    if (indexed === 1) return added === 1;
+    if (added === 1) await this.#undo(key, grantId);
+    return false;
+  }
+
+  /**
+   * Adds a member to its grant's index: 1, or 0 when the grant is closed. The members one grant
+   * gets in the same run of microtasks (a token response's access and refresh tokens) go in one
+   * script call, after the writes of their records: one command less per extra record, for
+   * Redis and for this process. ioredis sends a turn's commands together on `setImmediate`, so
+   * the batch still leaves in the same write as the records.
+   */
+  #index(grantId: string, member: string, pttl: string): Promise<number> {
+    let batch = this.#indexBatches.get(grantId);
+    if (batch === undefined || batch.membersAndPttls.length >= MAX_INDEX_BATCH * 2) {
+      const created: IndexBatch = { membersAndPttls: [], indexed: Promise.resolve(0) };
+      created.indexed = Promise.resolve().then(() => {
+        if (this.#indexBatches.get(grantId) === created) this.#indexBatches.delete(grantId);
+        return this.#client.gatehouseIndex(
+          this.#keys.grantIndex(grantId),
+          this.#keys.grantClosed(grantId),
+          ...created.membersAndPttls,
+        );
+      });
+      this.#indexBatches.set(grantId, created);
+      batch = created;
+    }
+    batch.membersAndPttls.push(member, pttl);
+    return batch.indexed;
+  }
+
+  /** Removes a record just written under a grant that turned out to be closed. */
+  async #undo(key: string, grantId: string): Promise<void> {
+    await this.#call(() => this.#client.gatehouseRevokeRecord(key, grantId));
   }
 
   /** What set and add both write: the value, its expiry, its keys and a new revision. */
@@ -177,11 +249,25 @@ export class RedisStore implements Store {
     };
   }
 
-  async consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
+  async consume<T, N = unknown>(
+    namespace: string,
+    id: string,
+    note?: N,
+  ): Promise<ConsumeResult<T, N> | undefined> {
     const key = this.#keys.record(namespace, id);
-    const reply = await this.#call(() => this.#client.gatehouseConsume(key));
+    const noteJson = note === undefined ? undefined : serialise(note);
+    const reply = await this.#call(() =>
+      noteJson === undefined
+        ? this.#client.gatehouseConsume(key)
+        : this.#client.gatehouseConsume(key, noteJson),
+    );
     if (reply === null) return undefined;
-    return { value: JSON.parse(reply[0]) as T, firstUse: reply[1] === 1 };
+    const result: ConsumeResult<T, N> = {
+      value: JSON.parse(reply[0]) as T,
+      firstUse: reply[1] === 1,
+    };
+    if (reply[2] !== null) result.note = JSON.parse(reply[2]) as N;
+    return result;
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
@@ -191,13 +277,62 @@ export class RedisStore implements Store {
     return { value: JSON.parse(json) as T, revision: Number(revision) };
   }
 
-  async replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
+  async replace<T>(
+    namespace: string,
+    id: string,
+    revision: number,
+    value: T,
+    options: ReplaceOptions = {},
+  ): Promise<boolean> {
     const json = serialise(value);
     const key = this.#keys.record(namespace, id);
+    const pttl = options.ttlSeconds === undefined ? '' : expiry(options.ttlSeconds);
     const replaced = await this.#call(() =>
-      this.#client.gatehouseReplace(key, json, String(revision), nextRevision()),
+      this.#client.gatehouseReplace(key, json, String(revision), nextRevision(), pttl),
     );
     return replaced === 1;
+  }
+
+  /**
+   * Two round trips when a cap overflows, one otherwise: the record and its place in each cap
+   * (one script per key, so each touches one Cluster slot), then the deletion of the records
+   * popped from the caps.
+   */
+  async setCapped<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: CappedRecordOptions,
+  ): Promise<number> {
+    checkCappedOptions(options);
+    const { json, pttl, member, key, revision } = this.#writeOf(namespace, id, value, options);
+    const tags = options.caps.map((cap) => `\n${encodeURIComponent(cap.key)}\n`);
+    const [, ...popped] = await this.#call(() =>
+      Promise.all([
+        this.#client.gatehouseSetCapped(key, json, revision, pttl, tags.join('')),
+        ...options.caps.map((cap) =>
+          this.#client.gatehouseCap(this.#keys.cap(cap.key), member, String(cap.max), pttl),
+        ),
+      ]),
+    );
+    const drops = popped.flatMap((members, index) =>
+      (members as string[]).map((victim) => ({ victim, tag: tags[index] as string })),
+    );
+    if (drops.length === 0) return 0;
+    const deleted = await this.#call(() =>
+      Promise.all(
+        drops.map(({ victim, tag }) =>
+          this.#client.gatehouseDropCapped(this.#keys.recordOfMember(victim), tag),
+        ),
+      ),
+    );
+    const dropped = deleted.reduce((sum, count) => sum + count, 0);
+    this.#metrics.evicted += dropped;
+    return dropped;
+  }
+
+  metrics(): StoreMetrics {
+    return { ...this.#metrics };
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
@@ -220,12 +355,17 @@ export class RedisStore implements Store {
     return members.filter((_, index) => grants[index] === grantId).map(splitMember);
   }
 
-  async revokeGrant(grantId: string): Promise<number> {
+  async revokeGrant(grantId: string): Promise<RecordKey[]> {
     const revoking = this.#keys.grantRevoking(grantId);
     const members = await this.#call(() =>
-      this.#client.gatehouseClaimGrant(this.#keys.grantIndex(grantId), revoking),
+      this.#client.gatehouseClaimGrant(
+        this.#keys.grantIndex(grantId),
+        revoking,
+        this.#keys.grantClosed(grantId),
+        CLOSED_MS,
+      ),
     );
-    if (members.length === 0) return 0;
+    if (members.length === 0) return [];
     const removed = await this.#call(() =>
       Promise.all(
         members.map((member) =>
@@ -237,7 +377,7 @@ export class RedisStore implements Store {
     // records are gone. Sent with them, it could overtake one: ioredis re-sends a script Redis
     // answered NOSCRIPT (after a restart or a SCRIPT FLUSH), and that copy runs after the ZREM.
     await this.#call(() => this.#client.zrem(revoking, members));
-    return removed.reduce((sum, count) => sum + count, 0);
+    return members.filter((_, index) => removed[index] === 1).map(splitMember);
   }
 
   async ping(): Promise<void> {
@@ -296,6 +436,17 @@ export class RedisStore implements Store {
       });
   }
 }
+
+const CLOSED_MS = String(REVOKED_GRANT_SECONDS * 1000);
+
+/** Members of one grant waiting to be indexed together, and the script call's answer. */
+interface IndexBatch {
+  readonly membersAndPttls: string[];
+  indexed: Promise<number>;
+}
+
+/** Members per index call at most, far below Lua's limit on the arguments of one call. */
+const MAX_INDEX_BATCH = 64;
 
 /** `pttl` for a record that is expired as soon as written (a TTL of zero or less). */
 const EXPIRED = '0';

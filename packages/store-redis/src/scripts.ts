@@ -41,17 +41,30 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 write(KEYS[1], ARGV[2])
 return 1`;
 
-/** [json, 1 on first use | 0], or nil when absent. HSETNX keeps the key's expiry. */
+/**
+ * ARGV: the note as JSON (absent for none). [json, 1 on first use | 0, the first use's note or
+ * nil], or nil when absent. HSETNX and HSET keep the key's expiry.
+ */
 export const CONSUME_SCRIPT = `
 local value = redis.call('HGET', KEYS[1], 'v')
 if not value then return false end
-return {value, redis.call('HSETNX', KEYS[1], 'u', '1')}`;
+local first = redis.call('HSETNX', KEYS[1], 'u', '1')
+if first == 1 and ARGV[1] then redis.call('HSET', KEYS[1], 'n', ARGV[1]) end
+return {value, first, redis.call('HGET', KEYS[1], 'n')}`;
 
-/** ARGV: json, expected revision, new revision. Keeps expiry, grant and the used mark. */
+/**
+ * ARGV: json, expected revision, new revision, pttl ('' to keep the expiry). Keeps grant and the
+ * used mark; a pttl of 0 (a TTL of zero or less) deletes the record.
+ */
 export const REPLACE_SCRIPT = `${NEXT_REVISION}
 local current = redis.call('HGET', KEYS[1], 'r')
 if current ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'r', next_revision(current, ARGV[3]))
+if ARGV[4] == '0' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[4] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
 return 1`;
 
 /** Expires a grant's sorted set (KEYS[n]) with its last member: never if one has no expiry. */
@@ -67,32 +80,39 @@ local function expire_with_last_member(key)
 end`;
 
 /**
- * Adds a member to a grant's index (KEYS[1]). ARGV: member, pttl ('' for none). The score is when
- * the member's record expires at the latest (the server's clock, plus a margin for the clocks of
- * other Cluster nodes), never lowered; members past their score are dropped, and the index
- * expires with its last member, so a long-lived grant does not grow without bound.
+ * Adds members to a grant's index (KEYS[1]) unless the grant is closed (KEYS[2] exists): 1 when
+ * added, 0 when closed. ARGV: pairs of member and pttl ('' for none). Each member's score is when
+ * its record expires at the latest (the server's clock, plus a margin for the clocks of other
+ * Cluster nodes), never lowered (GT; +inf is greater than any); members past their score are
+ * dropped, and the index expires with its last member, so a long-lived grant does not grow
+ * without bound.
  */
 export const INDEX_SCRIPT = `${EXPIRE_WITH_LAST_MEMBER}
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local key = KEYS[1]
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local score = '+inf'
-if ARGV[2] ~= '' then score = string.format('%.0f', now + tonumber(ARGV[2]) + 60000) end
-local current = redis.call('ZSCORE', key, ARGV[1])
-if not current or (current ~= 'inf' and (score == '+inf' or tonumber(current) < tonumber(score))) then
-  redis.call('ZADD', key, score, ARGV[1])
+local scored = {}
+for i = 1, #ARGV, 2 do
+  local score = '+inf'
+  if ARGV[i + 1] ~= '' then score = string.format('%.0f', now + tonumber(ARGV[i + 1]) + 60000) end
+  scored[#scored + 1] = score
+  scored[#scored + 1] = ARGV[i]
 end
+redis.call('ZADD', key, 'GT', unpack(scored))
 redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.0f', now))
 expire_with_last_member(key)
 return 1`;
 
 /**
- * The first step of revokeGrant: moves the members of a grant's index (KEYS[1]) to its revoking
- * set (KEYS[2], the same Cluster slot through the hash tag) and returns them all, with any left
- * there by a revocation that failed half-way. Records written to the grant from now on go to a
- * fresh index. The store removes members from the revoking set only once their records are gone.
+ * The first step of revokeGrant: closes the grant (KEYS[3] for ARGV[1] milliseconds), so the index
+ * takes no new member, moves the members of its index (KEYS[1]) to its revoking set (KEYS[2]; the
+ * three keys share a Cluster slot through the hash tag) and returns them all, with any left there
+ * by a revocation that failed half-way. The store removes members from the revoking set only once
+ * their records are gone.
  */
 export const CLAIM_GRANT_SCRIPT = `${EXPIRE_WITH_LAST_MEMBER}
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('ZUNIONSTORE', KEYS[2], 2, KEYS[2], KEYS[1], 'AGGREGATE', 'MAX')
   redis.call('DEL', KEYS[1])
@@ -103,4 +123,43 @@ return redis.call('ZRANGE', KEYS[2], 0, -1)`;
 /** Deletes a record (KEYS[1]) if it is live and still in grant ARGV[1]; 1 when it did. */
 export const REVOKE_RECORD_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
+/**
+ * A record of setCapped (KEYS[1]). ARGV: json, revision, pttl, caps (each cap key URI-encoded
+ * between newlines). Replaces the whole hash, so a previous grant or used mark does not survive.
+ */
+export const SET_CAPPED_SCRIPT = `${NEXT_REVISION}
+local revision = next_revision(redis.call('HGET', KEYS[1], 'r'), ARGV[2])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'r', revision, 'k', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+/**
+ * Puts a member last in a cap (KEYS[1], a sorted set scored by the server's clock in
+ * microseconds) and pops the oldest beyond ARGV[2]; returns the members popped. ARGV: member,
+ * max, pttl of the member's record: the set lives as long as its newest record.
+ */
+export const CAP_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+local popped = {}
+if excess > 0 then
+  local oldest = redis.call('ZPOPMIN', KEYS[1], excess)
+  for i = 1, #oldest, 2 do popped[#popped + 1] = oldest[i] end
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return popped`;
+
+/**
+ * Deletes a record (KEYS[1]) popped from a cap if it still counts in that cap (ARGV[1], the cap's
+ * encoded key between newlines): it may have been written again under other caps since. 1 when
+ * a live record went.
+ */
+export const DROP_CAPPED_SCRIPT = `
+local caps = redis.call('HGET', KEYS[1], 'k')
+if not caps or not string.find(caps, ARGV[1], 1, true) then return 0 end
 return redis.call('DEL', KEYS[1])`;

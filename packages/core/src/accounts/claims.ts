@@ -1,5 +1,5 @@
 /**
- * Which claims each scope releases: OpenID Connect Core §5.4 for profile, email, address and
+ * Which claims each scope releases: OIDC Core 1.0 §5.4 for profile, email, address and
  * phone; `id` releases the identity-verification claims of OpenID Connect for Identity Assurance
  * (docs/decisions.md).
  */
@@ -41,4 +41,24 @@ export function claimsForScopes(
     }
   }
   return released;
+}
+
+/** The account's claims named in `names`, in a fresh object (absent ones are left out). */
+export function pickClaims(
+  claims: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const name of names) {
+    if (Object.hasOwn(claims, name) && claims[name] !== undefined) picked[name] = claims[name];
+  }
+  return picked;
+}
+
+/** The first of `scopes` that releases the claim `name`, or undefined when none does. */
+export function scopeReleasing(name: string, scopes: ReadonlySet<string>): string | undefined {
+  for (const [scope, names] of SCOPE_CLAIMS) {
+    if (scopes.has(scope) && names.includes(name)) return scope;
+  }
+  return undefined;
 }

@@ -1,13 +1,16 @@
 import type { RealmContext } from '../context.js';
+import { answeringError } from '../errors/answered-code.js';
+import { type ErrorDialect, wireCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { escapeHtml, htmlPage } from '../http/html.js';
 import type { GatehouseResponse } from '../http/types.js';
-import { type ResponseTarget, redirectToClient } from './redirect.js';
+import { type ResponseTarget, respondToClient } from './redirect.js';
 
 /**
- * Runs one step of an authorization. Errors the client may hear about (§7.2) are redirected to
- * it, with `error`, `error_description`, `state` and `iss`; every other OAuth error is shown to
- * the user at the provider (§7.1). Anything else propagates to the provider's error handling.
+ * Runs one step of an authorization. Errors the client may hear about (docs/interface.md §7.2) are
+ * redirected to it, with `error`, `error_description`, `state` and `iss`; every other OAuth error
+ * is shown to the user at the provider (docs/interface.md §7.1). Anything else propagates to the
+ * provider's error handling.
  */
 export async function answerAuthorization(
   context: RealmContext,
@@ -19,27 +22,33 @@ export async function answerAuthorization(
     return await step();
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
+    const dialect = context.realm.errorDialect;
     if (target && error.redirectable) {
-      const params: Record<string, string> = { error: error.code };
+      const params: Record<string, string> = { error: wireCode(error.code, dialect) };
       if (error.description) params.error_description = error.description;
-      return redirectToClient(
+      const response = respondToClient(
         target,
         params,
         context.realm.issuer,
         delivery.method,
         delivery.cookies,
       );
+      return answeringError(response, error.code);
     }
-    return errorPage(error, delivery.cookies);
+    return answeringError(errorPage(error, dialect, delivery.cookies), error.code);
   }
 }
 
-/** A 7.1 error, shown to the user: the code and the description, escaped. */
-function errorPage(error: OAuthError, cookies?: readonly string[]): GatehouseResponse {
+/** A docs/interface.md §7.1 error, shown to the user: the code and the description, escaped. */
+function errorPage(
+  error: OAuthError,
+  dialect: ErrorDialect,
+  cookies?: readonly string[],
+): GatehouseResponse {
   const page = htmlPage(
     error.status,
     'Sign-in error',
-    `<h1>Sign-in error</h1><p><code id="error">${escapeHtml(error.code)}</code></p>${
+    `<h1>Sign-in error</h1><p><code id="error">${escapeHtml(wireCode(error.code, dialect))}</code></p>${
       error.description ? `<p id="error_description">${escapeHtml(error.description)}</p>` : ''
     }`,
   );

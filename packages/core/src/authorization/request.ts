@@ -1,10 +1,11 @@
-import type { RESPONSE_TYPES } from '../config/client.js';
+import type { RESPONSE_MODES, RESPONSE_TYPES } from '../config/client.js';
+import type { RequestedClaims } from './claims-request.js';
 
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
-export type ResponseMode = 'query' | 'fragment';
+export type ResponseMode = (typeof RESPONSE_MODES)[number];
 export type Prompt = 'login' | 'consent' | 'none';
 
-/** An authorization request that passed every check of interface §4.1 and §7. */
+/** An authorization request that passed every check of docs/interface.md §4.1 and §7. */
 export interface AuthorizationRequest {
   clientId: string;
   redirectUri: string;
@@ -21,4 +22,16 @@ export interface AuthorizationRequest {
   uiLocales?: string[];
   acrValues?: string[];
   loginHint?: string;
+  /** Claims asked for by name (the `claims` parameter; `acr` for `acr_values` too). */
+  claims?: RequestedClaims;
+  /** Scopes the user must consent to for those claims only: they are not granted as scopes. */
+  claimScopes?: string[];
+  /** Authentication context classes of which the session's must be one (an essential `acr`). */
+  requiredAcr?: string[];
+  /** The only user who may be signed in: an id_token_hint's, or a `sub` requested with a value. */
+  expectedSub?: string;
 }
+
+/** Everything the user consents to: the requested scopes, and those only some claims need. */
+export const consentScopes = (request: AuthorizationRequest): string[] =>
+  request.claimScopes ? [...request.scopes, ...request.claimScopes] : [...request.scopes];

@@ -25,8 +25,8 @@ export const includesAccessToken = (type: ResponseType) => type.split(' ').inclu
 export const includesIdToken = (type: ResponseType) => type.split(' ').includes('id_token');
 
 /**
- * OAuth 2.0 Multiple Response Types §5: `query` for `code` and `none`, `fragment` for anything
- * that carries a token — which must never travel in a query string.
+ * OAuth 2.0 Multiple Response Type Encoding Practices §5: `query` for `code` and `none`, `fragment`
+ * for anything that carries a token — which must never travel in a query string.
  */
 export function defaultResponseMode(type: ResponseType | undefined): ResponseMode {
   return type !== undefined && carriesTokens(type) ? 'fragment' : 'query';

@@ -1,11 +1,15 @@
+import { RESPONSE_MODES } from '../config/client.js';
+import type { RedirectedCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { checkScopesCoverResource, requestedResource } from '../grants/resource.js';
 import { requestedScopes } from '../grants/scope.js';
 import type { Params } from '../http/form.js';
 import type { Client, Realm } from '../realms/realm.js';
 import { redirected, shownAtProvider } from './authorization-error.js';
+import { requestedClaims } from './claims-request.js';
 import type { ResponseTarget } from './redirect.js';
 import type { AuthorizationRequest, Prompt, ResponseMode, ResponseType } from './request.js';
+import { responseModeInRequestObject } from './request-object-mode.js';
 import {
   carriesTokens,
   defaultResponseMode,
@@ -18,7 +22,7 @@ import {
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_AGE = /^\d{1,9}$/;
 /**
- * Longest accepted values of what is stored with an interaction and echoed back: without bounds an
+ * Longest accepted values of what is stored with an interaction, echoed back or verified: without bounds an
  * anonymous request could park tens of kilobytes in the store per interaction.
  */
 const MAX_LENGTHS = new Map([
@@ -27,28 +31,39 @@ const MAX_LENGTHS = new Map([
   ['login_hint', 512],
   ['ui_locales', 512],
   ['acr_values', 512],
+  ['claims', 4096],
+  ['id_token_hint', 8192],
 ]);
+/**
+ * The most an authorization request may take as stored (its JSON): what each of the bounded
+ * number of interactions a realm keeps costs at worst. Escaped characters count as stored, so a
+ * state of control characters cannot weigh six times its length.
+ */
+export const MAX_STORED_REQUEST_CHARS = 4096;
 const PROMPTS = new Set<string>(['login', 'consent', 'none']);
-const RESPONSE_MODES = new Set<string>(['query', 'fragment']);
-/** OIDC Core §6 and §7.2.1: features requested that Gatehouse does not offer. */
-const UNSUPPORTED = new Map([
+const RESPONSE_MODE_NAMES = new Set<string>(RESPONSE_MODES);
+/** OIDC Core 1.0 §6 and §7.2.1: features requested that Gatehouse does not offer. */
+const UNSUPPORTED = new Map<string, RedirectedCode>([
   ['request', 'request_not_supported'],
   ['request_uri', 'request_uri_not_supported'],
   ['registration', 'registration_not_supported'],
 ]);
 
-/** The client and where errors may be sent, once client_id and redirect_uri are trusted (§7.1). */
+/** The client and where errors may be sent, once client_id and redirect_uri are trusted. */
 export interface TrustedTarget {
   client: Client;
   target: ResponseTarget;
 }
 
 /**
- * Section 7.1: until client_id names a client of the realm and redirect_uri is one of its
- * registered URIs — compared as exact strings, no normalisation of case, encoding or trailing
+ * docs/interface.md §7.1: until client_id names a client of the realm and redirect_uri is one of
+ * its registered URIs — compared as exact strings, no normalisation of case, encoding or trailing
  * slashes — nothing may be redirected.
  */
 export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
+  if (params.repeated.has('client_id') || params.repeated.has('redirect_uri')) {
+    throw shownAtProvider('invalid_request', 'client_id or redirect_uri is repeated');
+  }
   const clientId = params.get('client_id');
   const client = clientId === undefined ? undefined : realm.clients.get(clientId);
   if (!client)
@@ -58,13 +73,17 @@ export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
     throw shownAtProvider('invalid_redirect_uri', 'redirect_uri is not registered for this client');
   }
   const responseType = parseResponseType(params.get('response_type') ?? '');
-  const state = params.get('state');
+  // Of a repeated state or response_mode, none of the values can be told to be the client's.
+  const state = params.repeated.has('state') ? undefined : params.get('state');
   const echoState = state !== undefined && !tooLong(params, 'state');
+  const responseMode = params.repeated.has('response_mode')
+    ? undefined
+    : (params.get('response_mode') ?? responseModeInRequestObject(params));
   return {
     client,
     target: {
       redirectUri,
-      responseMode: errorResponseMode(params.get('response_mode'), client, responseType),
+      responseMode: errorResponseMode(responseMode, client, responseType),
       ...(echoState ? { state } : {}),
     },
   };
@@ -83,20 +102,21 @@ function errorResponseMode(
   type: ResponseType | undefined,
 ): ResponseMode {
   const fallback = defaultResponseMode(type);
-  if (requested !== 'query' && requested !== 'fragment') return fallback;
-  if (!client.config.response_modes.includes(requested)) return fallback;
-  return requested === 'query' ? fallback : requested;
+  const allowed = client.config.response_modes.find((mode) => mode === requested);
+  if (allowed === undefined || allowed === 'query') return fallback;
+  return allowed;
 }
 
 /**
- * Every remaining check of interface §4.1 and §7.2, in the order a client would want to hear
- * about them. Each failure is redirected to the trusted target.
+ * Every remaining check of docs/interface.md §4.1 and §7.2, in the order a client would want to
+ * hear about them. Each failure is redirected to the trusted target.
  */
 export function validateRequest(
   params: Params,
   realm: Realm,
   { client, target }: TrustedTarget,
 ): AuthorizationRequest {
+  if (params.repeated.size > 0) throw redirected('invalid_request', 'a parameter is repeated');
   for (const [name, code] of UNSUPPORTED) {
     if (params.has(name)) throw redirected(code, `the ${name} parameter is not supported`);
   }
@@ -118,7 +138,8 @@ export function validateRequest(
   const uiLocales = spaceSeparated(params.get('ui_locales'));
   const acrValues = spaceSeparated(params.get('acr_values'));
   const loginHint = params.get('login_hint');
-  return {
+  const claims = requestedClaims(params.get('claims'), client, scopes, acrValues);
+  const request: AuthorizationRequest = {
     clientId: client.id,
     redirectUri: target.redirectUri,
     responseType,
@@ -133,7 +154,15 @@ export function validateRequest(
     ...(uiLocales === undefined ? {} : { uiLocales }),
     ...(acrValues === undefined ? {} : { acrValues }),
     ...(loginHint === undefined ? {} : { loginHint }),
+    ...claims,
   };
+  if (JSON.stringify(request).length > MAX_STORED_REQUEST_CHARS) {
+    throw redirected(
+      'invalid_request',
+      `the request is too large to keep: state, nonce and the other parameters take more than ${MAX_STORED_REQUEST_CHARS} characters together`,
+    );
+  }
+  return request;
 }
 
 function checkResponseType(params: Params, client: Client): ResponseType {
@@ -150,7 +179,7 @@ function checkResponseMode(params: Params, client: Client, type: ResponseType): 
   const requested = params.get('response_mode');
   if (requested === undefined) return defaultResponseMode(type);
   if (
-    !RESPONSE_MODES.has(requested) ||
+    !RESPONSE_MODE_NAMES.has(requested) ||
     !client.config.response_modes.includes(requested as ResponseMode)
   ) {
     throw redirected('invalid_response_mode', 'response_mode is not allowed for this client');
@@ -162,8 +191,9 @@ function checkResponseMode(params: Params, client: Client, type: ResponseType): 
 }
 
 function checkScopes(params: Params, client: Client, type: ResponseType): string[] {
-  const scopes = redirectedOnError(() =>
-    requestedScopes(params.get('scope'), client, client.defaultScopes),
+  const scopes = redirectedOnError(
+    () => requestedScopes(params.get('scope'), client, client.defaultScopes),
+    'invalid_scope',
   );
   if (scopes.length === 0) throw redirected('invalid_scope', 'no scope was requested');
   if (includesIdToken(type) && !scopes.includes('openid')) {
@@ -172,7 +202,10 @@ function checkScopes(params: Params, client: Client, type: ResponseType): string
   return scopes;
 }
 
-/** Interface §7.2 names invalid_request for an unknown resource and for scopes too narrow for it. */
+/**
+ * docs/interface.md §7.2 names invalid_request for an unknown resource and for scopes too narrow
+ * for it.
+ */
 function checkResource(params: Params, realm: Realm, scopes: string[]): string | undefined {
   const uri = params.get('resource');
   if (uri === undefined) return undefined;
@@ -183,13 +216,13 @@ function checkResource(params: Params, realm: Realm, scopes: string[]): string |
   return uri;
 }
 
-/** Runs a check shared with the token endpoint, sending its error to the client instead. */
-function redirectedOnError<T>(check: () => T, code?: string): T {
+/** Runs a check shared with the token endpoint, sending its error to the client as `code`. */
+function redirectedOnError<T>(check: () => T, code: RedirectedCode): T {
   try {
     return check();
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    throw redirected(code ?? error.code, error.description ?? error.code);
+    throw redirected(code, error.description ?? error.code);
   }
 }
 
@@ -224,7 +257,7 @@ function checkPrompt(params: Params): Prompt[] {
   if (value === undefined) return [];
   const prompts = [...new Set(value.split(' '))];
   if (!prompts.every((prompt) => PROMPTS.has(prompt))) {
-    throw redirected('invalid_request', 'prompt must be login, consent, "login consent" or none');
+    throw redirected('invalid_request', 'prompt must be login, consent, login consent or none');
   }
   if (prompts.includes('none') && prompts.length > 1) {
     throw redirected('invalid_request', 'prompt=none cannot be combined with other values');

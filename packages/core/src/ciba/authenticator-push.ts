@@ -20,6 +20,12 @@ export interface CibaNotification {
  */
 export interface AuthenticatorPush {
   notify(notification: CibaNotification): Promise<void>;
+  /**
+   * Whether the channel can take a notification for the realm now. Asked before a request is
+   * stored; `false` refuses it with `503 temporarily_unavailable`, so a channel that is behind
+   * pushes back on clients instead of queueing without bound. Absent: always.
+   */
+  accepts?(realm: string): boolean;
 }
 
 /** How the user authenticated on the authenticator when approving. */

@@ -1,4 +1,5 @@
 import type { RealmContext } from '../context.js';
+import { emitEvent } from '../events/emit.js';
 import type { Params } from '../http/form.js';
 import type { GatehouseRequest } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
@@ -8,14 +9,14 @@ import { presentedCredentials } from './presented.js';
 
 /**
  * Authenticates the calling client of this realm with its one registered method, shared by the
- * token, introspection, revocation and CIBA endpoints. `endpointUrl` is an accepted assertion
- * audience beside the issuer.
+ * token, introspection, revocation and CIBA endpoints. The URL of `endpoint` (its path below the
+ * realm) is an accepted assertion audience beside the issuer.
  */
 export async function authenticateClient(
   request: GatehouseRequest,
   params: Params,
   context: RealmContext,
-  endpointUrl: string,
+  endpoint: string,
 ): Promise<Client> {
   const presented = presentedCredentials(request, params);
   const client = context.realm.clients.get(presented.clientId);
@@ -28,7 +29,20 @@ export async function authenticateClient(
   const verified =
     entry !== undefined &&
     entry.presentedAs === presented.kind &&
-    (await entry.verify(registered ? client : undefined, presented, context, endpointUrl));
-  if (!verified || !client) throw clientAuthenticationFailed(presented.kind);
+    (await entry.verify(
+      registered ? client : undefined,
+      presented,
+      context,
+      context.realm.url(endpoint),
+    ));
+  if (!verified || !client) {
+    emitEvent(context, {
+      type: 'client_authentication_failed',
+      ...(client ? { clientId: client.id } : {}),
+      presentedAs: presented.kind,
+      endpoint,
+    });
+    throw clientAuthenticationFailed(presented.kind);
+  }
   return client;
 }

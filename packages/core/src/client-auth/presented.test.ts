@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { JWT_BEARER_ASSERTION, presentedCredentials } from './presented.js';
 

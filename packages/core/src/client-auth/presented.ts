@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { invalidRequest, OAuthError } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import { decodeFormComponent, decodeUtf8, type Params } from '../http/form.js';
 import type { GatehouseRequest } from '../http/types.js';
 import { clientAuthenticationFailed } from './failure.js';
@@ -28,13 +28,19 @@ export function presentedCredentials(
   const bodyClientId = params.get('client_id');
 
   if ([basic, secret, assertion].filter((v) => v !== undefined).length > 1) {
-    throw invalidRequest('use exactly one client authentication method');
+    throw new OAuthError('invalid_request', 'use exactly one client authentication method');
   }
   if ((assertion === undefined) !== (assertionType === undefined)) {
-    throw invalidRequest('client_assertion and client_assertion_type go together');
+    throw new OAuthError(
+      'invalid_request',
+      'client_assertion and client_assertion_type go together',
+    );
   }
   if (assertionType !== undefined && assertionType !== JWT_BEARER_ASSERTION) {
-    throw invalidRequest(`client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+    throw new OAuthError(
+      'invalid_request',
+      `client_assertion_type must be ${JWT_BEARER_ASSERTION}`,
+    );
   }
 
   const presented = ((): PresentedCredentials => {

@@ -1,6 +1,6 @@
 import { CIBA_GRANT_TYPE, type ClientConfig, HMAC_ALGORITHMS } from './client.js';
 import type { ConfigIssue } from './issues.js';
-import { splitScope } from './primitives.js';
+import { isHttpsOrLoopback, splitScope } from './primitives.js';
 
 const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic', 'client_secret_jwt']);
 const HMAC = new Set<string>(HMAC_ALGORITHMS);
@@ -63,7 +63,8 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       problem('grant_types', 'client_credentials needs a client that authenticates');
   }
 
-  // CIBA Core §4: anyone holding an (expired) ID token of a public client could start a request.
+  // CIBA Core 1.0 §4: anyone holding an (expired) ID token of a public client could start a
+  // request.
   if (client.grant_types.includes(CIBA_GRANT_TYPE) && method === 'none') {
     problem('grant_types', `${CIBA_GRANT_TYPE} needs a client that authenticates`);
   }
@@ -80,6 +81,25 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       'grant_types',
       `response_type "${codeResponses[0]}" needs the authorization_code grant`,
     );
+  }
+
+  const redirectGrant = client.grant_types.find(
+    (grant) => grant === 'authorization_code' || grant === 'implicit',
+  );
+  if (redirectGrant && client.redirect_uris.length === 0) {
+    problem('redirect_uris', `must list at least one URI for the ${redirectGrant} grant`);
+  }
+  // OpenID Connect Dynamic Client Registration §2 (application_type): a web client's redirect
+  // URIs are https; plain http only back to this machine, for development.
+  if (client.application_type === 'web') {
+    client.redirect_uris.forEach((uri, index) => {
+      if (/^http:/i.test(uri) && !isHttpsOrLoopback(uri)) {
+        problem(
+          `redirect_uris[${index}]`,
+          'must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+        );
+      }
+    });
   }
 
   // RFC 9700 §2.1.1: without a secret, PKCE is all that stops a stolen code being redeemed.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { absoluteUrl, redirectUri, scopeString } from './primitives.js';
+import { httpsOrLoopbackUrl, redirectUri, scopeString, webOrigin } from './primitives.js';
+import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
 
 export const CLIENT_AUTH_METHODS = [
   'client_secret_post',
@@ -29,6 +30,12 @@ export const RESPONSE_TYPES = [
   'code id_token token',
   'none',
 ] as const;
+
+/**
+ * How an authorization response reaches the client: in the query, in the fragment, or POSTed by
+ * an auto-submitting form (OAuth 2.0 Form Post Response Mode).
+ */
+export const RESPONSE_MODES = ['query', 'fragment', 'form_post'] as const;
 
 export const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 export const ASYMMETRIC_ASSERTION_ALGORITHMS = [
@@ -88,14 +95,6 @@ const publicJwk = z
     return coordinates.every((c) => decodedLength(c) === CURVE_BYTES[jwk.crv]);
   }, 'coordinates must have the length of the curve');
 
-/** Keys are fetched over TLS; plain http only from this machine (development). */
-const jwksUri = absoluteUrl.refine((value) => {
-  if (!URL.canParse(value)) return true; // absoluteUrl has said so already
-  const url = new URL(value);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
-}, 'must be an https URL (http only on localhost)');
-
 export const clientSchema = z.strictObject({
   client_id: z
     .string()
@@ -139,22 +138,50 @@ export const clientSchema = z.strictObject({
     })
     .optional()
     .describe('Public keys for private_key_jwt.'),
-  jwks_uri: jwksUri.optional().describe('Where to fetch the public keys for private_key_jwt.'),
+  jwks_uri: httpsOrLoopbackUrl
+    .optional()
+    .describe('Where to fetch the public keys for private_key_jwt.'),
   redirect_uris: z
     .array(redirectUri)
     .default([])
     .describe('Registered redirect URIs: absolute, no fragment, matched exactly.'),
+  allowed_origins: z
+    .array(webOrigin)
+    .optional()
+    .describe(
+      'Origins whose scripts may call the token, revocation and userinfo endpoints for this client (CORS). Default: the origins of its http(s) redirect_uris.',
+    ),
   post_logout_redirect_uris: z
     .array(redirectUri)
     .default([])
     .describe('Where the user may be sent after logout: absolute, no fragment.'),
+  backchannel_logout_uri: httpsOrLoopbackUrl
+    .optional()
+    .describe(
+      'Where a logout token is POSTed when a session of this client ends (OpenID Connect Back-Channel Logout 1.0).',
+    ),
+  backchannel_logout_session_required: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Every logout token names the session (`sid`); a notification that concerns no session (a revoked grant without one) is not sent.',
+    ),
+  frontchannel_logout_uri: httpsOrLoopbackUrl
+    .optional()
+    .describe(
+      'Loaded in an iframe of the logout page when a session of this client ends in the browser (OpenID Connect Front-Channel Logout 1.0).',
+    ),
+  frontchannel_logout_session_required: z
+    .boolean()
+    .default(false)
+    .describe('The frontchannel_logout_uri is loaded with `iss` and `sid` query parameters.'),
   response_types: z
     .array(z.enum(RESPONSE_TYPES))
     .default(['code'])
     .describe('The response_type values this client may request (whitelist).'),
   response_modes: z
-    .array(z.enum(['query', 'fragment']))
-    .default(['query', 'fragment'])
+    .array(z.enum(RESPONSE_MODES))
+    .default([...RESPONSE_MODES])
     .describe('The response_mode values this client may request (whitelist).'),
   grant_types: z
     .array(z.enum(GRANT_TYPES))
@@ -168,6 +195,18 @@ export const clientSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('Authorization requests must carry an S256 code_challenge.'),
+  id_token_signed_response_alg: z
+    .enum(SIGNING_ALGORITHMS)
+    .optional()
+    .describe(
+      "JWS algorithm of this client's ID tokens: RS256 or the realm's `signing_alg` (the default).",
+    ),
+  claims_in_id_token: z
+    .boolean()
+    .default(false)
+    .describe(
+      'ID tokens also carry the claims of the granted scopes (by default those come from userinfo whenever an access token is issued).',
+    ),
   skip_consent: z
     .boolean()
     .default(false)

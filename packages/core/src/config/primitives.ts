@@ -30,6 +30,28 @@ export const redirectUri = z
     'must not be a javascript:, data:, vbscript:, file: or blob: URL',
   );
 
+/**
+ * A URL the provider calls or a browser loads on a client's behalf: TLS, or plain http only on
+ * this machine (development); no fragment.
+ */
+export const httpsOrLoopbackUrl = z
+  .string()
+  .refine(isAbsoluteUrl, 'must be an absolute URL')
+  .refine((value) => !value.includes('#'), 'must not contain a fragment')
+  // An unparsable URL: said above.
+  .refine(
+    (value) => !URL.canParse(value) || isHttpsOrLoopback(value),
+    'must be an https URL (http only on localhost)',
+  );
+
+/** A web origin as browsers send it in `Origin`: `scheme://host[:port]`, nothing more. */
+export const webOrigin = z
+  .string()
+  .refine(
+    (value) => isHttpUrl(value) && new URL(value).origin === value,
+    'must be an origin: http(s)://host[:port] in lower case, without a path or a trailing slash',
+  );
+
 /** A public origin plus optional path: where Gatehouse is reachable from outside. */
 export const baseUrl = z
   .string()
@@ -39,6 +61,14 @@ export const baseUrl = z
 
 export const positiveSeconds = (fallback: number, max: number) =>
   z.number().int('must be a whole number of seconds').min(1).max(max).default(fallback);
+
+/** https, or plain http to this machine only (development). */
+export function isHttpsOrLoopback(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+}
 
 export function splitScope(scope: string): string[] {
   return scope.split(' ').filter((token) => token !== '');

@@ -3,6 +3,7 @@ import { clientIssues } from './client-rules.js';
 import { type ConfigIssue, joinPath } from './issues.js';
 import { splitScope } from './primitives.js';
 import type { RealmConfig } from './realm.js';
+import { ALWAYS_AVAILABLE_ID_TOKEN_ALG } from './signing-algorithms.js';
 
 /** Rules across a realm's clients, resources and scopes. Paths are relative to the realm. */
 export function realmIssues(realm: RealmConfig): ConfigIssue[] {
@@ -29,6 +30,17 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     clientIds.add(client.client_id);
     for (const issue of clientIssues(client))
       issues.push({ ...issue, path: joinPath(at, issue.path) });
+    const idTokenAlg = client.id_token_signed_response_alg;
+    if (
+      idTokenAlg !== undefined &&
+      idTokenAlg !== realm.signing_alg &&
+      idTokenAlg !== ALWAYS_AVAILABLE_ID_TOKEN_ALG
+    ) {
+      problem(
+        `${at}.id_token_signed_response_alg`,
+        `must be ${ALWAYS_AVAILABLE_ID_TOKEN_ALG} or the realm's signing_alg (${realm.signing_alg})`,
+      );
+    }
     if (client.grant_types.includes(CIBA_GRANT_TYPE) && realm.ciba === undefined) {
       problem(`${at}.grant_types`, `${CIBA_GRANT_TYPE} needs the realm's ciba settings`);
     }

@@ -3,14 +3,20 @@ import { cibaSchema } from './ciba.js';
 import { clientSchema } from './client.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
+import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
 
 /** A realm's path segment. */
 export const REALM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
-export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+export { SIGNING_ALGORITHMS, type SigningAlgorithm } from './signing-algorithms.js';
 
 const DAY = 86_400;
+
+/**
+ * A rotated refresh token stays usable by anyone holding it for the grace period, so it is kept
+ * to what retries and concurrent requests need.
+ */
+const MAX_ROTATION_GRACE = 60;
 
 export const realmSchema = z.strictObject({
   name: z
@@ -22,6 +28,15 @@ export const realmSchema = z.strictObject({
   refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY).describe(
     'Seconds a grant can be refreshed, counted from the authorization; rotation does not extend it.',
   ),
+  refresh_token_rotation_grace: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0)
+    .max(MAX_ROTATION_GRACE)
+    .default(0)
+    .describe(
+      'Seconds after a refresh token was rotated during which its client may present it again and gets the same new refresh token, for retries and concurrent refreshes (docs/sessions-and-grants.md); 0 (the default) treats any second use as reuse, which revokes the grant.',
+    ),
   authorization_code_ttl: positiveSeconds(60, 600).describe(
     'Seconds an authorization code may wait to be exchanged.',
   ),
@@ -41,12 +56,20 @@ export const realmSchema = z.strictObject({
   introspection_inactive_status: z
     .union([z.literal(400), z.literal(200)])
     .default(400)
-    .describe('Status of `{active:false}`: 400 as the interface document says, 200 as RFC 7662.'),
+    .describe(
+      'Status of `{active:false}`: 400 as docs/interface.md §7.3 says, 200 as RFC 7662 §2.2.',
+    ),
   signing_alg: z
     .enum(SIGNING_ALGORITHMS)
     .default('ES256')
     .describe(
       'JWS algorithm of the realm key; changing it makes a new key while the old one stays published.',
+    ),
+  error_codes: z
+    .enum(['interface', 'registered'])
+    .default('interface')
+    .describe(
+      'Error codes on the wire: `interface` (the interface document’s own, such as `nonce_required`) or `registered` (the OAuth 2.0 / OpenID Connect registered codes, such as `invalid_request`, for realms that must pass the OpenID certification tests; docs/errors.md).',
     ),
   ciba: cibaSchema
     .optional()

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ClientKeyPair, clientKeyPair, testRealm } from '../../../../test/support/fixtures.js';
+import { type ClientKeyPair, clientKeyPair, testRealm } from '../../test-support/fixtures.js';
 import { staticRealmSource, validateRealm } from '../realms/realm-source.js';
 import { ConfigError, type ConfigIssue } from './issues.js';
 
@@ -193,6 +193,48 @@ describe('client rules (client-rules.ts)', () => {
       ],
     },
     {
+      name: 'the authorization_code grant without redirect URIs',
+      mutate: (d) => {
+        d.client(5).grant_types = ['authorization_code', 'refresh_token'];
+      },
+      issues: [
+        [at(5, 'redirect_uris'), 'must list at least one URI for the authorization_code grant'],
+      ],
+    },
+    {
+      name: 'the implicit grant without redirect URIs',
+      mutate: (d) => {
+        d.client(6).grant_types = ['implicit'];
+      },
+      issues: [[at(6, 'redirect_uris'), 'must list at least one URI for the implicit grant']],
+    },
+    {
+      name: 'a web client redirecting to plain http on another host',
+      mutate: (d) => {
+        Object.assign(d.client(0), {
+          grant_types: ['authorization_code'],
+          redirect_uris: [
+            'https://app.example.com/cb',
+            'http://app.example.com/cb',
+            'http://127.0.0.1:8080/cb',
+            'http://[::1]/cb',
+            'http://localhost:3000/cb',
+            'HTTP://10.0.0.1/cb',
+          ],
+        });
+      },
+      issues: [
+        [
+          at(0, 'redirect_uris[1]'),
+          'must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+        ],
+        [
+          at(0, 'redirect_uris[5]'),
+          'must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+        ],
+      ],
+    },
+    {
       name: "a default scope outside the client's scope",
       mutate: (d) => {
         d.client(0).default_scope = 'api:read openid';
@@ -353,6 +395,27 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
       issues: [['realms[0].refresh_token_ttl', '>=1']],
     },
     {
+      name: 'a negative refresh token rotation grace',
+      mutate: (d) => {
+        d.realm.refresh_token_rotation_grace = -1;
+      },
+      issues: [['realms[0].refresh_token_rotation_grace', '>=0']],
+    },
+    {
+      name: 'a fractional refresh token rotation grace',
+      mutate: (d) => {
+        d.realm.refresh_token_rotation_grace = 2.5;
+      },
+      issues: [['realms[0].refresh_token_rotation_grace', 'must be a whole number of seconds']],
+    },
+    {
+      name: 'a refresh token rotation grace longer than a minute',
+      mutate: (d) => {
+        d.realm.refresh_token_rotation_grace = 61;
+      },
+      issues: [['realms[0].refresh_token_rotation_grace', '<=60']],
+    },
+    {
       name: 'an authorization code living longer than ten minutes',
       mutate: (d) => {
         d.realm.authorization_code_ttl = 601;
@@ -479,9 +542,9 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
     {
       name: 'an unknown response mode',
       mutate: (d) => {
-        d.client(4).response_modes = ['form_post'];
+        d.client(4).response_modes = ['web_message'];
       },
-      issues: [[at(4, 'response_modes[0]'), '"query"|"fragment"']],
+      issues: [[at(4, 'response_modes[0]'), '"query"|"fragment"|"form_post"']],
     },
     {
       name: 'an unknown grant type',
@@ -561,6 +624,27 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
         d.client(3).jwks_uri = 'http://client.example.com/jwks';
       },
       issues: [[at(3, 'jwks_uri'), 'must be an https URL (http only on localhost)']],
+    },
+    {
+      name: 'a backchannel_logout_uri over plain http to another host',
+      mutate: (d) => {
+        d.client(0).backchannel_logout_uri = 'http://client.example.com/logout';
+      },
+      issues: [[at(0, 'backchannel_logout_uri'), 'must be an https URL (http only on localhost)']],
+    },
+    {
+      name: 'a frontchannel_logout_uri with a fragment',
+      mutate: (d) => {
+        d.client(0).frontchannel_logout_uri = 'https://client.example.com/logout#now';
+      },
+      issues: [[at(0, 'frontchannel_logout_uri'), 'must not contain a fragment']],
+    },
+    {
+      name: 'a frontchannel_logout_uri that is not a URL',
+      mutate: (d) => {
+        d.client(0).frontchannel_logout_uri = '/logout';
+      },
+      issues: [[at(0, 'frontchannel_logout_uri'), 'must be an absolute URL']],
     },
     {
       name: 'an empty client JWKS',
@@ -660,19 +744,27 @@ describe('defaults', () => {
   it('fills every optional realm and client field', () => {
     const realm = validateRealm({
       name: 'demo',
-      clients: [{ client_id: 'app', client_secret: 'a-secret-0123456789' }],
+      clients: [
+        {
+          client_id: 'app',
+          client_secret: 'a-secret-0123456789',
+          redirect_uris: ['https://app.example.com/cb'],
+        },
+      ],
     });
     expect(realm).toEqual({
       name: 'demo',
       access_token_ttl: 600,
       id_token_ttl: 3600,
       refresh_token_ttl: 2_592_000,
+      refresh_token_rotation_grace: 0,
       authorization_code_ttl: 60,
       session_ttl: 1_209_600,
       access_token_format: 'jwt',
       access_token_retention_policy: 'store',
       introspection_inactive_status: 400,
       signing_alg: 'ES256',
+      error_codes: 'interface',
       scopes: ['openid'],
       resources: [],
       clients: [
@@ -681,13 +773,16 @@ describe('defaults', () => {
           client_secret: 'a-secret-0123456789',
           application_type: 'web',
           token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
+          redirect_uris: ['https://app.example.com/cb'],
           post_logout_redirect_uris: [],
+          backchannel_logout_session_required: false,
+          frontchannel_logout_session_required: false,
           response_types: ['code'],
-          response_modes: ['query', 'fragment'],
+          response_modes: ['query', 'fragment', 'form_post'],
           grant_types: ['authorization_code'],
           scope: 'openid',
           require_pkce: true,
+          claims_in_id_token: false,
           skip_consent: false,
         },
       ],
@@ -697,7 +792,7 @@ describe('defaults', () => {
   it('gives a resource no scopes by default', () => {
     const realm = validateRealm({
       name: 'demo',
-      clients: [{ client_id: 'api', client_secret: 'a-secret-0123456789' }],
+      clients: [{ client_id: 'api', client_secret: 'a-secret-0123456789', grant_types: [] }],
       resources: [{ uri: 'https://api.example.com', client_id: 'api' }],
     });
     expect(realm.resources[0]?.scopes).toEqual([]);

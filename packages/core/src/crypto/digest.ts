@@ -22,3 +22,15 @@ export function secretMatches(presented: string, expectedDigest: Uint8Array): bo
   for (let i = 0; i < actual.length; i++) difference |= (actual[i] ?? 0) ^ (expectedDigest[i] ?? 0);
   return difference === 0;
 }
+
+/**
+ * Whether `presented` is the secret whose `tokenDigest` is `expectedDigest`, in constant time:
+ * the comparison covers every character of the two digests, which have the same length.
+ */
+export function digestMatches(presented: string, expectedDigest: string): boolean {
+  const actual = tokenDigest(presented);
+  let difference = actual.length ^ expectedDigest.length;
+  for (let i = 0; i < actual.length; i++)
+    difference |= actual.charCodeAt(i) ^ expectedDigest.charCodeAt(i);
+  return difference === 0;
+}

@@ -1,13 +1,22 @@
 import { answerAuthorization } from '../authorization/answer.js';
 import { redirected, shownAtProvider } from '../authorization/authorization-error.js';
-import { rememberConsent } from '../authorization/consent.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
 import { targetOf } from '../authorization/redirect.js';
+import { consentScopes } from '../authorization/request.js';
+import { type ConsentRecord, giveConsent } from '../consent/consents.js';
 import { type EndpointHandler, nowSeconds } from '../context.js';
+import { emitEvent } from '../events/emit.js';
 import { parseUrlEncoded } from '../http/form.js';
 import type { InteractionRecord, LoginResult } from '../interactions/interaction.js';
 import { takeFinishedInteraction } from '../interactions/interactions.js';
-import { type Login, loadSession, type SessionRecord, startSession } from '../sessions/session.js';
+import { logOutSession } from '../logout/log-out.js';
+import {
+  type LoadedSession,
+  type Login,
+  loadSession,
+  type SessionRecord,
+  startSession,
+} from '../sessions/session.js';
 
 /**
  * Where the browser comes back after the host finished an interaction: applies the result — a
@@ -48,35 +57,50 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
           );
         }
         const previous = await loadSession(request, context);
-        let session = previous?.record;
+        let session: LoadedSession | undefined = previous;
         let loggedInNow = interaction.loggedIn ?? false;
         if ('login' in result) {
-          const started = await startSession(
-            context,
-            loginOf(result.login, nowSeconds(context)),
-            previous,
-          );
+          const login = loginOf(result.login, nowSeconds(context));
+          const continued = previous?.record.sub === login.sub ? previous : undefined;
+          // Another user signing in on this browser signs the previous one out everywhere.
+          if (previous && !continued) await logOutSession(context, previous.id, 'replaced');
+          const started = await startSession(context, login, continued);
           cookies.push(...started.cookies);
-          session = started.record;
+          session = started.session;
           loggedInNow = true;
+          emitEvent(context, {
+            type: 'sign_in',
+            sub: login.sub,
+            sid: session.record.sid,
+            clientId: authorization.clientId,
+            ...(login.acr === undefined ? {} : { acr: login.acr }),
+            ...(login.amr === undefined ? {} : { amr: [...login.amr] }),
+          });
         }
-        const sessionRecord = session && sameUser(session, interaction) ? session : undefined;
-        let consentedScopes: string[] | undefined;
-        if (result.consent && sessionRecord) {
-          consentedScopes = result.consent.scopes.filter((scope) =>
-            authorization.scopes.includes(scope),
-          );
-          await rememberConsent(
+        const ofUser = session && sameUser(session.record, interaction) ? session : undefined;
+        let consent: { scopes: string[]; record: ConsentRecord } | undefined;
+        if (result.consent && ofUser) {
+          const asked = consentScopes(authorization);
+          const scopes = result.consent.scopes.filter((scope) => asked.includes(scope));
+          const record = await giveConsent(
             context,
-            sessionRecord.sub,
+            ofUser.record.sub,
             authorization.clientId,
-            consentedScopes,
+            scopes,
+            { renew: true },
           );
+          consent = { scopes, record };
+          emitEvent(context, {
+            type: 'consent',
+            sub: ofUser.record.sub,
+            clientId: authorization.clientId,
+            scopes,
+          });
         }
         return continueAuthorization(context, authorization, {
-          session: sessionRecord,
-          loggedInNow: loggedInNow && sessionRecord !== undefined,
-          ...(consentedScopes === undefined ? {} : { consentedScopes }),
+          session: ofUser,
+          loggedInNow: loggedInNow && ofUser !== undefined,
+          ...(consent === undefined ? {} : { consent }),
           cookies,
           method: request.method,
           cookieHeader: request.headers.cookie,

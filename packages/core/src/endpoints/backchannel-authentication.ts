@@ -3,20 +3,13 @@ import { createCibaRequest } from '../ciba/ciba-request.js';
 import { authenticateClient } from '../client-auth/authenticate.js';
 import { CIBA_GRANT_TYPE } from '../config/client.js';
 import { type EndpointHandler, nowSeconds, type RealmContext } from '../context.js';
-import {
-  invalidRequest,
-  invalidScope,
-  notFound,
-  OAuthError,
-  unauthorizedClient,
-} from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import { requestedScopes } from '../grants/scope.js';
 import type { Params } from '../http/form.js';
 import { readForm } from '../http/read-form.js';
 import { noStoreJson } from '../http/responses.js';
-import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
 import type { Client } from '../realms/realm.js';
-import { ID_TOKEN_JWT_TYPE } from '../tokens/id-token.js';
+import { verifyIdTokenHint } from '../tokens/id-token-hint.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 const MAX_BINDING_MESSAGE = 128;
@@ -32,34 +25,37 @@ const BINDING_MESSAGE = new RegExp(
 const SECONDS = /^\d{1,9}$/;
 
 /**
- * Backchannel authentication endpoint (CIBA Core §7, interface §4.6), poll mode. The user is the
- * one an ID token this realm issued to the client names (`id_token_hint`, which may have
- * expired); the request is stored pending and the user's authenticator is notified without the
+ * Backchannel authentication endpoint (CIBA Core 1.0 §7, docs/interface.md §4.6), poll mode. The
+ * user is the one an ID token this realm issued to the client names (`id_token_hint`, which may
+ * have expired); the request is stored pending and the user's authenticator is notified without the
  * client waiting for it.
  */
 export const backchannelAuthenticationEndpoint: EndpointHandler = async (request, context) => {
   const ciba = context.realm.config.ciba;
   const push = context.authenticatorPush;
-  if (!ciba || !push) throw notFound('no such endpoint');
+  if (!ciba || !push) throw new OAuthError('not_found', 'no such endpoint');
   const params = readForm(request, context.maxBodyBytes);
   const client = await authenticateClient(
     request,
     params,
     context,
-    context.realm.url(ENDPOINT_PATHS.backchannelAuthentication),
+    ENDPOINT_PATHS.backchannelAuthentication,
   );
   if (!client.grantTypes.has(CIBA_GRANT_TYPE)) {
-    throw unauthorizedClient(`this client may not use ${CIBA_GRANT_TYPE}`);
+    throw new OAuthError('unauthorized_client', `this client may not use ${CIBA_GRANT_TYPE}`);
   }
   for (const name of ['login_hint', 'login_hint_token', 'user_code', 'request']) {
     if (params.has(name)) {
-      throw invalidRequest(`${name} is not supported: the user is identified by id_token_hint`);
+      throw new OAuthError(
+        'invalid_request',
+        `${name} is not supported: the user is identified by id_token_hint`,
+      );
     }
   }
   const sub = await hintedUser(params, client, context);
   const scopes = requestedScopes(params.get('scope'), client, [...client.scopes]);
   if (!scopes.includes('openid'))
-    throw invalidScope('a backchannel request needs the openid scope');
+    throw new OAuthError('invalid_scope', 'a backchannel request needs the openid scope');
   const bindingMessage = params.get('binding_message');
   if (bindingMessage !== undefined && !BINDING_MESSAGE.test(bindingMessage)) {
     throw new OAuthError(
@@ -81,6 +77,11 @@ export const backchannelAuthenticationEndpoint: EndpointHandler = async (request
     interval: ciba.interval,
     lastPollAtMs: context.now(),
   };
+  if (push.accepts?.(context.realm.name) === false) {
+    throw new OAuthError('temporarily_unavailable', 'the authenticator is busy; try again later', {
+      headers: { 'retry-after': String(ciba.interval) },
+    });
+  }
   const authReqId = await createCibaRequest(context, record);
   // Not awaited: delivery is the adapter's to retry, and its failures are not the client's —
   // not even an adapter that throws instead of rejecting.
@@ -100,17 +101,13 @@ export const backchannelAuthenticationEndpoint: EndpointHandler = async (request
  */
 async function hintedUser(params: Params, client: Client, context: RealmContext): Promise<string> {
   const hint = params.get('id_token_hint');
-  if (hint === undefined) throw invalidRequest('id_token_hint is required');
-  const claims = await verifyRealmJwt(context, hint, {
-    typ: ID_TOKEN_JWT_TYPE,
-    allowExpired: true,
-  });
-  if (!claims || typeof claims.sub !== 'string') {
-    throw invalidRequest('id_token_hint is not an ID token of this realm');
+  if (hint === undefined) throw new OAuthError('invalid_request', 'id_token_hint is required');
+  const claims = await verifyIdTokenHint(context, hint);
+  if (!claims) {
+    throw new OAuthError('invalid_request', 'id_token_hint is not an ID token of this realm');
   }
-  const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audience.includes(client.id)) {
-    throw invalidRequest('id_token_hint was issued to another client');
+  if (!claims.audience.includes(client.id)) {
+    throw new OAuthError('invalid_request', 'id_token_hint was issued to another client');
   }
   if (!(await context.accounts.findAccount(context.realm.name, claims.sub))) {
     throw new OAuthError('unknown_user_id', 'the user of id_token_hint is not known');
@@ -125,7 +122,10 @@ function requestedExpiry(
 ): number {
   if (value === undefined) return ciba.expires_in;
   if (!SECONDS.test(value) || Number(value) === 0) {
-    throw invalidRequest('requested_expiry must be a positive number of seconds');
+    throw new OAuthError(
+      'invalid_request',
+      'requested_expiry must be a positive number of seconds',
+    );
   }
   return Math.min(Number(value), ciba.max_expires_in);
 }

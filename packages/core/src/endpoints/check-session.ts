@@ -1,7 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import type { EndpointHandler } from '../context.js';
-import { base64urlFromBytes } from '../crypto/base64url.js';
-import { htmlPage } from '../http/html.js';
+import { htmlPage, scriptHashSource } from '../http/html.js';
 import { BROWSER_STATE_COOKIE } from '../sessions/session.js';
 
 /**
@@ -53,12 +51,6 @@ export const CHECK_SESSION_SCRIPT = `(function () {
   });
 })();`;
 
-/** Standard base64 (with padding) of the script's SHA-256, as a CSP source expression wants it. */
-const scriptHash = base64urlFromBytes(sha256(new TextEncoder().encode(CHECK_SESSION_SCRIPT)))
-  .replaceAll('-', '+')
-  .replaceAll('_', '/')
-  .padEnd(44, '=');
-
 /**
  * Unlike every other page, this one exists to be framed by relying parties, so it has no
  * X-Frame-Options and no `frame-ancestors`; it shows nothing and runs only its own script.
@@ -67,7 +59,7 @@ export const CHECK_SESSION_HEADERS: Readonly<Record<string, string>> = Object.fr
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   pragma: 'no-cache',
-  'content-security-policy': `default-src 'none'; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`,
+  'content-security-policy': `default-src 'none'; script-src ${scriptHashSource(CHECK_SESSION_SCRIPT)}; base-uri 'none'; form-action 'none'`,
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
 });

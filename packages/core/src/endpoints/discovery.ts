@@ -4,8 +4,10 @@ import {
   ASYMMETRIC_ASSERTION_ALGORITHMS,
   CIBA_GRANT_TYPE,
   HMAC_ALGORITHMS,
+  RESPONSE_MODES,
   RESPONSE_TYPES,
 } from '../config/client.js';
+import { ALWAYS_AVAILABLE_ID_TOKEN_ALG } from '../config/signing-algorithms.js';
 import type { EndpointHandler } from '../context.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
 import { jsonResponse } from '../http/responses.js';
@@ -51,14 +53,20 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     revocation_endpoint: realm.url(ENDPOINT_PATHS.revocation),
     end_session_endpoint: realm.url(ENDPOINT_PATHS.endSession),
     check_session_iframe: realm.url(ENDPOINT_PATHS.checkSession),
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
     scopes_supported: realm.config.scopes,
     response_types_supported: RESPONSE_TYPES,
-    response_modes_supported: ['query', 'fragment'],
+    response_modes_supported: RESPONSE_MODES,
     prompt_values_supported: ['none', 'login', 'consent'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [realm.config.signing_alg],
+    id_token_signing_alg_values_supported: [
+      ...new Set([realm.config.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
+    ],
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
     grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'].filter(
       (grant) => grant !== CIBA_GRANT_TYPE || realm.config.ciba !== undefined,
@@ -70,7 +78,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     revocation_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     claims_supported: CLAIMS_SUPPORTED,
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
@@ -78,7 +86,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
   };
 }
 
-/** CIBA Core §4, poll mode only. */
+/** CIBA Core 1.0 §4, poll mode only. */
 function cibaMetadata(realm: Realm): Record<string, unknown> {
   return {
     backchannel_authentication_endpoint: realm.url(ENDPOINT_PATHS.backchannelAuthentication),

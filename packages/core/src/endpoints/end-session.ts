@@ -1,15 +1,20 @@
 import type { EndpointHandler, RealmContext } from '../context.js';
+import { answeringError } from '../errors/answered-code.js';
 import { OAuthError } from '../errors/oauth-error.js';
+import { emitEvent } from '../events/emit.js';
 import { readCookies } from '../http/cookies.js';
 import { type Params, parseUrlEncoded } from '../http/form.js';
-import { escapeHtml, htmlPage } from '../http/html.js';
 import { readForm } from '../http/read-form.js';
 import { appendQuery, redirect } from '../http/redirect.js';
 import type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
-import { CONFIRMATION_FIELD, confirmationPage, takeConfirmation } from '../logout/confirmation.js';
+import { confirmationPage, takeConfirmation } from '../logout/confirmation.js';
+import { frontchannelLogoutUris } from '../logout/frontchannel.js';
+import { logOutSession } from '../logout/log-out.js';
 import { type LogoutRequest, validateLogoutRequest } from '../logout/logout-request.js';
+import { readUiLocales } from '../logout/messages.js';
+import { CONFIRMATION_FIELD, failedPage, signedOutPage } from '../logout/pages.js';
 import {
-  endSession,
+  clearedSessionCookies,
   type LoadedSession,
   loadSession,
   sessionCookieName,
@@ -21,29 +26,32 @@ import { ENDPOINT_PATHS } from './paths.js';
  * signed-in user ends the session at once; anything less, while a session exists, gets a
  * confirmation page whose form carries a one-time token bound to that session, so a forged
  * cross-site request cannot sign the user out. The browser goes back to a registered
- * post_logout_redirect_uri only; every error is a page at the provider, never a redirect.
+ * post_logout_redirect_uri only; every error is a page at the provider, never a redirect. The
+ * session's clients are told: by back-channel logout, and by the front-channel logout frames of
+ * the signed-out page, which then continues to the post_logout_redirect_uri.
  */
 export const endSessionEndpoint: EndpointHandler = async (request, context) => {
+  let uiLocales: string[] = [];
   try {
-    return await logout(request, context);
+    const post = request.method === 'POST';
+    const params = post ? readForm(request, context.maxBodyBytes) : parseUrlEncoded(request.query);
+    uiLocales = readUiLocales(params.get('ui_locales'));
+    return await logout(request, context, params);
   } catch (error) {
     // Errors operators must hear about keep their usual path to onError.
     if (!(error instanceof OAuthError) || error.reportCause) throw error;
-    const message = error.description ?? 'The sign-out request is invalid.';
-    return htmlPage(
-      error.status,
-      'Sign-out failed',
-      `<h1>Sign-out failed</h1><p>${escapeHtml(message)}</p>`,
-    );
+    const reason = error.description ?? 'The sign-out request is invalid.';
+    const page = failedPage(context.logoutMessages(uiLocales), error.status, reason);
+    return answeringError(page, error.code);
   }
 };
 
 async function logout(
   request: GatehouseRequest,
   context: RealmContext,
+  params: Params,
 ): Promise<GatehouseResponse> {
   const post = request.method === 'POST';
-  const params = post ? readForm(request, context.maxBodyBytes) : parseUrlEncoded(request.query);
   const confirmation = post ? params.get(CONFIRMATION_FIELD) : undefined;
   if (confirmation !== undefined) {
     const confirmed = await takeConfirmation(request, context, confirmation);
@@ -65,7 +73,8 @@ async function logout(
 
 /**
  * Ends the session and clears its cookies, but only those the browser presented: a request that
- * arrived without the session cookie (a cross-site subresource, say) must not delete it.
+ * arrived without the session cookie (a cross-site subresource, say) must not delete it. Goes
+ * straight back to the post_logout_redirect_uri unless a client has front-channel frames to load.
  */
 async function signedOut(
   context: RealmContext,
@@ -74,15 +83,26 @@ async function signedOut(
   presented: boolean,
   method: string,
 ): Promise<GatehouseResponse> {
-  const cookies = session || presented ? await endSession(context, session) : [];
-  if (logoutRequest.redirectUri !== undefined) {
-    return redirect(withState(logoutRequest.redirectUri, logoutRequest.state), method, cookies);
+  const ended = session && (await logOutSession(context, session.id, 'logout'));
+  if (ended) {
+    const clientId = logoutRequest.client?.id;
+    emitEvent(context, {
+      type: 'logout',
+      sub: ended.sub,
+      sid: ended.sid,
+      ...(clientId === undefined ? {} : { clientId }),
+    });
   }
-  const page = htmlPage(200, 'Signed out', '<h1>Signed out</h1><p>You are signed out.</p>');
+  const frames = ended ? frontchannelLogoutUris(context, ended) : [];
+  const cookies = session || presented ? clearedSessionCookies(context) : [];
+  const { redirectUri, state, uiLocales } = logoutRequest;
+  const continueTo = redirectUri === undefined ? undefined : withState(redirectUri, state);
+  if (continueTo !== undefined && frames.length === 0) return redirect(continueTo, method, cookies);
+  const page = signedOutPage(context.logoutMessages(uiLocales), frames, continueTo);
   return cookies.length === 0 ? page : { ...page, cookies };
 }
 
-/** The registered URI as it is, with `state` added to its query (RP-Initiated Logout §3). */
+/** The registered URI as it is, with `state` added to its query (RP-Initiated Logout 1.0 §3). */
 export function withState(uri: string, state: string | undefined): string {
   return appendQuery(uri, state === undefined ? '' : `state=${encodeURIComponent(state)}`);
 }

@@ -11,19 +11,15 @@ import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
 
 /**
- * Token introspection (RFC 7662, interface §4.4). A token meant for a Protected Resource is shown
- * only to that resource's own client; a token issued without a resource only to the client it was
- * issued to. Everything else — unknown, expired, revoked, someone else's, not an access token —
- * is the same `{active:false}`, with the realm's status (400 by the interface, 200 by RFC 7662).
+ * Token introspection (RFC 7662, docs/interface.md §4.4). A token meant for a Protected Resource is
+ * shown only to that resource's own client; a token issued without a resource only to the client it
+ * was issued to. Everything else — unknown, expired, revoked, someone else's, not an access token —
+ * is the same `{active:false}`, with the realm's status (400 by docs/interface.md §7.3, 200 by RFC
+ * 7662).
  */
 export const introspectionEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
-  const client = await authenticateClient(
-    request,
-    params,
-    context,
-    context.realm.url(ENDPOINT_PATHS.introspection),
-  );
+  const client = await authenticateClient(request, params, context, ENDPOINT_PATHS.introspection);
   // RFC 7662 §2.1: the caller must authenticate; a public client only names itself.
   if (client.config.token_endpoint_auth_method === 'none') throw clientAuthenticationFailed('none');
   const token = requiredToken(params);
@@ -67,7 +63,9 @@ function activeResponse(record: AccessTokenRecord, context: RealmContext): Recor
   return body;
 }
 
-/** The profile claims of interface §2.6, in its order; the nullable ones are always present. */
+/**
+ * The profile claims of docs/interface.md §2.6, in its order; the nullable ones are always present.
+ */
 const INTROSPECTION_PROFILE_CLAIMS = [
   'updated_at',
   'locale',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { requiredToken } from './token-parameter.js';
 

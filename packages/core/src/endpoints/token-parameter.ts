@@ -1,4 +1,4 @@
-import { invalidRequest } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import type { Params } from '../http/form.js';
 
 /**
@@ -8,6 +8,6 @@ import type { Params } from '../http/form.js';
  */
 export function requiredToken(params: Params): string {
   const token = params.get('token');
-  if (token === undefined) throw invalidRequest('token is required');
+  if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
   return token;
 }

@@ -1,27 +1,24 @@
 import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
-import { invalidRequest, OAuthError, unauthorizedClient } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
+import { withClientCors } from '../http/cors.js';
 import { readForm } from '../http/read-form.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 /**
  * Token endpoint (RFC 6749 §3.2): parse the form, check the grant type exists, authenticate the
- * client, check the client may use the grant, then run the grant.
+ * client, check the client may use the grant, then run the grant. A script may read the answer
+ * from the client's own origins (CORS).
  */
 export const tokenEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
   const grantType = params.get('grant_type');
-  if (grantType === undefined) throw invalidRequest('grant_type is required');
+  if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
   const grant = GRANT_REGISTRY.get(grantType);
   if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant_type is not supported');
-  const client = await authenticateClient(
-    request,
-    params,
-    context,
-    context.realm.url(ENDPOINT_PATHS.token),
-  );
+  const client = await authenticateClient(request, params, context, ENDPOINT_PATHS.token);
   if (!client.grantTypes.has(grantType))
-    throw unauthorizedClient(`this client may not use ${grantType}`);
-  return grant(params, client, context);
+    throw new OAuthError('unauthorized_client', 'this client may not use this grant_type');
+  return withClientCors(await grant(params, client, context), request, client);
 };

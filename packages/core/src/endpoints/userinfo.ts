@@ -1,41 +1,23 @@
-import { claimsForScopes } from '../accounts/claims.js';
+import { claimsForScopes, pickClaims } from '../accounts/claims.js';
 import type { EndpointHandler } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { type BearerErrorCode, bearerChallenge, bearerError, bearerToken } from '../http/bearer.js';
+import { withClientCors, withPolicyCors } from '../http/cors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { emptyResponse, NO_STORE_HEADERS, noStoreJson } from '../http/responses.js';
 import type { GatehouseRequest } from '../http/types.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 
 /**
- * Bearer requests carry no cookies, so any origin may call (single-page applications); the
- * challenge header must be readable by their scripts.
- */
-const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'WWW-Authenticate',
-});
-
-const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  ...CORS_HEADERS,
-  'access-control-allow-methods': 'GET, POST',
-  'access-control-allow-headers': 'Authorization',
-  'access-control-max-age': '600',
-});
-
-/**
- * The UserInfo endpoint (OIDC Core §5.3, interface §4.5 and §2.7): the claims the user's granted
- * scopes release, for a Bearer access token in the `Authorization` header (RFC 6750 §2.1). The
- * token is never accepted from the URL or the body (RFC 9700 §2.5).
+ * The UserInfo endpoint (OIDC Core 1.0 §5.3, docs/interface.md §4.5 and §2.7): the claims the
+ * user's granted scopes release, for a Bearer access token in the `Authorization` header (RFC 6750
+ * §2.1). The token is never accepted from the URL or the body (RFC 9700 §2.5). The claims are
+ * readable from the origins of the token's client (CORS); the provider answers the preflight.
  */
 export const userinfoEndpoint: EndpointHandler = async (request, context) => {
-  if (request.method === 'OPTIONS') return emptyResponse(204, { ...PREFLIGHT_HEADERS });
   const { realm } = context;
   const fail = (code: BearerErrorCode, description: string, scope?: string) =>
-    bearerError(realm.issuer, code, description, {
-      headers: { ...CORS_HEADERS },
-      ...(scope === undefined ? {} : { scope }),
-    });
+    bearerError(realm.issuer, code, description, scope === undefined ? {} : { scope });
 
   if (tokenInQuery(request.query, fail)) {
     throw fail('invalid_request', 'the access token must be sent in the Authorization header');
@@ -43,13 +25,13 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
   if (request.method === 'POST' && hasBody(request)) {
     throw fail('invalid_request', 'the request body must be empty');
   }
-  const token = bearerToken(request, realm.issuer, { ...CORS_HEADERS });
+  const token = bearerToken(request, realm.issuer);
   if (token === undefined) {
-    return emptyResponse(401, {
+    const challenge = emptyResponse(401, {
       ...NO_STORE_HEADERS,
-      ...CORS_HEADERS,
       'www-authenticate': bearerChallenge(realm.issuer),
     });
+    return withPolicyCors(challenge, request, 'clients', realm);
   }
 
   const record = (await findAccessToken(context, token))?.record;
@@ -65,19 +47,17 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
   const account = await context.accounts.findAccount(realm.name, record.sub);
   if (!account) throw fail('invalid_token', 'the user of the access token no longer exists');
 
-  return noStoreJson(
-    200,
-    {
-      ...claimsForScopes(account.claims, scopes),
-      sub: record.sub,
-      iss: realm.issuer,
-      aud: record.client_id,
-      iat: record.iat,
-      nbf: record.nbf,
-      exp: record.exp,
-    },
-    { ...CORS_HEADERS },
-  );
+  const claims = noStoreJson(200, {
+    ...claimsForScopes(account.claims, scopes),
+    ...(record.userinfo_claims ? pickClaims(account.claims, record.userinfo_claims) : {}),
+    sub: record.sub,
+    iss: realm.issuer,
+    aud: record.client_id,
+    iat: record.iat,
+    nbf: record.nbf,
+    exp: record.exp,
+  });
+  return withClientCors(claims, request, realm.clients.get(record.client_id));
 };
 
 function tokenInQuery(

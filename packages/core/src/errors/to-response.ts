@@ -1,38 +1,39 @@
 import { jsonResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
+import { answeringError } from './answered-code.js';
+import { type ErrorDialect, wireCode } from './codes.js';
 import { OAuthError, payloadTooLarge, StoreUnavailableError } from './oauth-error.js';
 
 /**
- * Turns any thrown value into a response. Only `OAuthError`s speak for themselves; everything
- * else is reported to `onError` and answered with a fixed description, so no stack trace,
- * secret or internal message reaches the client.
+ * Turns any thrown value into a response, its code spelled in `dialect`. Only `OAuthError`s
+ * speak for themselves; everything else is reported to `onError` and answered with a fixed
+ * description, so no stack trace, secret or internal message reaches the client.
  */
 export function errorToResponse(
   error: unknown,
   onError: (error: unknown) => void,
+  dialect: ErrorDialect = 'interface',
 ): GatehouseResponse {
   if (error instanceof OAuthError) {
     if (error.reportCause) reportSafely(onError, error.cause);
-    const body: Record<string, string> = { error: error.code };
-    if (error.description) body.error_description = error.description;
-    return jsonResponse(error.status, body, { ...NO_STORE_HEADERS, ...error.headers });
+    return serialise(error, dialect);
   }
   reportSafely(onError, error);
-  if (error instanceof StoreUnavailableError) {
-    return jsonResponse(
-      503,
-      {
-        error: 'temporarily_unavailable',
-        error_description: 'the service is temporarily unavailable',
-      },
-      { ...NO_STORE_HEADERS, 'retry-after': '1' },
-    );
-  }
-  return jsonResponse(
-    500,
-    { error: 'server_error', error_description: 'an unexpected error occurred' },
-    { ...NO_STORE_HEADERS },
+  return serialise(
+    error instanceof StoreUnavailableError
+      ? new OAuthError('temporarily_unavailable', 'the service is temporarily unavailable', {
+          headers: { 'retry-after': '1' },
+        })
+      : new OAuthError('server_error', 'an unexpected error occurred'),
+    dialect,
   );
+}
+
+function serialise(error: OAuthError, dialect: ErrorDialect): GatehouseResponse {
+  const body: Record<string, string> = { error: wireCode(error.code, dialect) };
+  if (error.description) body.error_description = error.description;
+  const response = jsonResponse(error.status, body, { ...NO_STORE_HEADERS, ...error.headers });
+  return answeringError(response, error.code);
 }
 
 function reportSafely(onError: (error: unknown) => void, error: unknown): void {

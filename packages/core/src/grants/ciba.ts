@@ -4,34 +4,34 @@ import {
   readCibaRequest,
   replaceCibaRequest,
 } from '../ciba/ciba-request.js';
+import { CIBA_GRANT_TYPE } from '../config/client.js';
+import { giveConsent, registerGrant } from '../consent/consents.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { randomId } from '../crypto/random.js';
-import {
-  invalidGrant,
-  invalidRequest,
-  OAuthError,
-  StoreUnavailableError,
-} from '../errors/oauth-error.js';
+import { OAuthError, StoreUnavailableError } from '../errors/oauth-error.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
 import type { GrantHandler } from './grant.js';
 import { userTokenResponse } from './user-token-response.js';
 
 /**
- * The CIBA poll (CIBA Core §10.1, interface §4.7 and §3). Every answer but the tokens is an
- * error: authorization_pending while the user has not answered; slow_down for a poll sooner than
- * `interval` after the previous one (or the initiation), which also cancels the request, as the
- * interface says; access_denied once denied; expired_token past the expiry; invalid_grant for a
- * cancelled or already answered request. The approved request gives its tokens exactly once.
- * Each step is one compare-and-set, re-read when a concurrent poll or decision got there first.
+ * The CIBA poll (CIBA Core 1.0 §10.1, docs/interface.md §4.7 and §3). Every answer but the tokens
+ * is an error: authorization_pending while the user has not answered; slow_down for a poll sooner
+ * than `interval` after the previous one (or the initiation), which also cancels the request, as
+ * the interface says; access_denied once denied; expired_token past the expiry; invalid_grant for a
+ * cancelled or already answered request. The approved request gives its tokens exactly once. Each
+ * step is one compare-and-set, re-read when a concurrent poll or decision got there first.
  */
 export const cibaGrant: GrantHandler = async (params, client, context) => {
   const authReqId = params.get('auth_req_id');
-  if (authReqId === undefined) throw invalidRequest('auth_req_id is required');
+  if (authReqId === undefined) throw new OAuthError('invalid_request', 'auth_req_id is required');
   for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
     const read = await readCibaRequest(context, authReqId);
     if (!read || read.value.clientId !== client.id) {
-      throw invalidGrant('auth_req_id is unknown or was issued to another client');
+      throw new OAuthError(
+        'invalid_grant',
+        'auth_req_id is unknown or was issued to another client',
+      );
     }
     const outcome = await poll(context, client, authReqId, read.revision, read.value);
     if (outcome !== RETRY) return outcome;
@@ -40,6 +40,22 @@ export const cibaGrant: GrantHandler = async (params, client, context) => {
 };
 
 const RETRY = Symbol('the request changed meanwhile');
+
+/**
+ * The store grant of an approved request's tokens, registered with the user's consent to the
+ * client: the approval on the authentication device is that consent, and revoking the consent
+ * revokes these tokens too.
+ */
+async function consentedGrant(context: RealmContext, request: CibaRequestRecord): Promise<string> {
+  const { refresh_token_ttl, access_token_ttl } = context.realm.config;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const consent = await giveConsent(context, request.sub, request.clientId, request.scopes);
+    const grantId = randomId(16);
+    if (await registerGrant(context, consent, grantId, refresh_token_ttl + access_token_ttl))
+      return grantId;
+  }
+  throw new OAuthError('invalid_grant', 'the grant was revoked while its tokens were issued');
+}
 
 async function poll(
   context: RealmContext,
@@ -54,30 +70,33 @@ async function poll(
     replaceCibaRequest(context, authReqId, revision, { ...request, ...next, lastPollAtMs: nowMs });
 
   if (request.state === 'cancelled' || request.state === 'issued') {
-    throw invalidGrant('this backchannel request is no longer valid');
+    throw new OAuthError('invalid_grant', 'this backchannel request is no longer valid');
   }
-  if (now >= request.expiresAt) throw cibaError('expired_token', 'the request has expired');
-  if (request.state === 'denied') throw cibaError('access_denied', 'the user denied the request');
+  if (now >= request.expiresAt) throw new OAuthError('expired_token', 'the request has expired');
+  if (request.state === 'denied')
+    throw new OAuthError('access_denied', 'the user denied the request');
   if (nowMs < request.lastPollAtMs + request.interval * 1000) {
     if (!(await transition({ state: 'cancelled' }))) return RETRY;
-    throw cibaError(
+    throw new OAuthError(
       'slow_down',
       'polled sooner than the interval allows; the request is cancelled',
     );
   }
   if (request.state === 'pending') {
     if (!(await transition({}))) return RETRY;
-    throw cibaError('authorization_pending', 'the user has not answered yet');
+    throw new OAuthError('authorization_pending', 'the user has not answered yet');
   }
   // An approval can wait for hours; the account may have gone meanwhile, as at the other grants.
-  if (!(await context.accounts.findAccount(context.realm.name, request.sub))) {
-    throw invalidGrant('the account of this request no longer exists');
-  }
+  const account = await context.accounts.findAccount(context.realm.name, request.sub);
+  if (!account)
+    throw new OAuthError('invalid_grant', 'the account of this request no longer exists');
   if (!(await transition({ state: 'issued' }))) return RETRY;
   const approval = request.approval ?? { authTime: now };
+  const grantId = await consentedGrant(context, request);
   return userTokenResponse(context, client, {
+    grantType: CIBA_GRANT_TYPE,
     grant: {
-      grantId: randomId(16),
+      grantId,
       realm: request.realm,
       sub: request.sub,
       clientId: request.clientId,
@@ -86,9 +105,8 @@ async function poll(
       ...(approval.acr === undefined ? {} : { acr: approval.acr }),
       ...(approval.amr === undefined ? {} : { amr: approval.amr }),
     },
+    account,
     scopes: request.scopes,
     resource: undefined,
   });
 }
-
-const cibaError = (code: string, description: string) => new OAuthError(code, description);

@@ -1,4 +1,5 @@
-import { invalidScope } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import { emitEvent } from '../events/emit.js';
 import { noStoreJson } from '../http/responses.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import type { GrantHandler } from './grant.js';
@@ -6,16 +7,17 @@ import { checkScopesCoverResource, requestedResource } from './resource.js';
 import { requestedScopes, USER_SCOPES } from './scope.js';
 
 /**
- * RFC 6749 §4.4 and interface §4.8: an access token owned by the client itself. Confidential
- * web clients only (enforced when the configuration is loaded); no id_token, no refresh_token;
- * `resource` becomes the audience. Without scope, the client's default scopes that need no user.
+ * RFC 6749 §4.4 and docs/interface.md §4.8: an access token owned by the client itself.
+ * Confidential web clients only (enforced when the configuration is loaded); no id_token, no
+ * refresh_token; `resource` becomes the audience. Without scope, the client's default scopes that
+ * need no user.
  */
 export const clientCredentialsGrant: GrantHandler = async (params, client, context) => {
   const resource = requestedResource(params.get('resource'), context.realm);
   const fallback = client.defaultScopes.filter((scope) => !USER_SCOPES.has(scope));
   const scopes = requestedScopes(params.get('scope'), client, fallback);
-  const userScope = scopes.find((scope) => USER_SCOPES.has(scope));
-  if (userScope !== undefined) throw invalidScope(`scope "${userScope}" needs a signed-in user`);
+  if (scopes.some((scope) => USER_SCOPES.has(scope)))
+    throw new OAuthError('invalid_scope', 'a requested scope needs a signed-in user');
   checkScopesCoverResource(scopes, resource);
 
   const issued = await issueAccessToken(context, {
@@ -30,5 +32,14 @@ export const clientCredentialsGrant: GrantHandler = async (params, client, conte
     expires_in: issued.expiresIn,
   };
   if (issued.record.scope !== '') body.scope = issued.record.scope;
+  emitEvent(context, {
+    type: 'token_issued',
+    grantType: 'client_credentials',
+    clientId: client.id,
+    sub: client.id,
+    jti: issued.record.jti,
+    scopes,
+    tokens: ['access_token'],
+  });
   return noStoreJson(200, body);
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { checkCodeVerifier, s256Challenge } from './pkce.js';
 
 // RFC 7636 Appendix B.

@@ -1,6 +1,6 @@
 import { base64urlFromBytes } from '../crypto/base64url.js';
 import { secretMatches, sha256Bytes } from '../crypto/digest.js';
-import { invalidGrant } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 
 /** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -22,16 +22,20 @@ export function checkCodeVerifier(
 ): void {
   if (challenge === undefined) {
     if (verifier !== undefined) {
-      throw invalidGrant('code_verifier sent for a code issued without code_challenge');
+      throw new OAuthError(
+        'invalid_grant',
+        'code_verifier sent for a code issued without code_challenge',
+      );
     }
     return;
   }
-  if (verifier === undefined) throw invalidGrant('code_verifier is required for this code');
+  if (verifier === undefined)
+    throw new OAuthError('invalid_grant', 'code_verifier is required for this code');
   if (!CODE_VERIFIER.test(verifier)) {
-    throw invalidGrant('code_verifier must be 43 to 128 unreserved characters');
+    throw new OAuthError('invalid_grant', 'code_verifier must be 43 to 128 unreserved characters');
   }
   // Digests of both sides, so the comparison takes as long wherever the strings differ.
   if (!secretMatches(s256Challenge(verifier), sha256Bytes(challenge))) {
-    throw invalidGrant('code_verifier does not match the code_challenge');
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   }
 }

@@ -1,14 +1,24 @@
 import type { RealmContext } from '../context.js';
+import { emitEvent } from '../events/emit.js';
+import type { UserGrant } from '../tokens/user-grant.js';
 
 /**
- * Revokes the grant of a replayed code or refresh token (RFC 6749 §4.1.2, RFC 9700 §4.14.2), in
- * two passes. The legitimate request may be writing its new tokens while the first pass runs:
- * a store whose revocation is not one atomic step (Redis: claim, then delete) can miss those, and
- * that request may still find its consumed record in place when it checks. Whatever it wrote
- * before the second pass goes with it; whatever it writes later, it revokes itself, because it
- * then finds its record gone.
+ * Revokes the grant of a replayed code or refresh token (RFC 6749 §4.1.2, RFC 9700 §4.14.2). The
+ * store keeps the grant closed afterwards, so the tokens the legitimate request may be writing at
+ * this very moment are not kept either.
  */
-export async function revokeReplayedGrant(context: RealmContext, grantId: string): Promise<void> {
-  await context.store.revokeGrant(grantId);
-  await context.store.revokeGrant(grantId);
+export async function revokeReplayedGrant(
+  context: RealmContext,
+  grant: UserGrant,
+  credential: 'authorization_code' | 'refresh_token',
+): Promise<void> {
+  await context.store.revokeGrant(grant.grantId);
+  emitEvent(context, {
+    type: 'reuse_detected',
+    credential,
+    clientId: grant.clientId,
+    sub: grant.sub,
+    grantId: grant.grantId,
+    ...(grant.sid === undefined ? {} : { sid: grant.sid }),
+  });
 }

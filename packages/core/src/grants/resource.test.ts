@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_RESOURCE, clientKeyPair, testRealm } from '../../../../test/support/fixtures.js';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { API_RESOURCE, clientKeyPair, testRealm } from '../../test-support/fixtures.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { buildRealm } from '../realms/realm.js';
 import { validateRealm } from '../realms/realm-source.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';

@@ -1,5 +1,5 @@
 import type { ResourceConfig } from '../config/resource.js';
-import { invalidScope, invalidTarget } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import type { Realm } from '../realms/realm.js';
 
 /** RFC 8707: the `resource` must be one of the realm's declared Protected Resources. */
@@ -9,7 +9,8 @@ export function requestedResource(
 ): ResourceConfig | undefined {
   if (resource === undefined) return undefined;
   const declared = realm.resources.get(resource);
-  if (!declared) throw invalidTarget('resource is not a Protected Resource of this realm');
+  if (!declared)
+    throw new OAuthError('invalid_target', 'resource is not a Protected Resource of this realm');
   return declared;
 }
 
@@ -20,6 +21,6 @@ export function checkScopesCoverResource(
 ): void {
   if (!resource || resource.scopes.length === 0) return;
   if (!scopes.some((scope) => resource.scopes.includes(scope))) {
-    throw invalidScope(`the requested scopes are insufficient for resource ${resource.uri}`);
+    throw new OAuthError('invalid_scope', 'the requested scopes are insufficient for the resource');
   }
 }

@@ -1,5 +1,5 @@
 import { SCOPE_TOKEN } from '../config/primitives.js';
-import { invalidScope } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import type { Client } from '../realms/realm.js';
 
 /** Scopes that describe a signed-in user; meaningless in a grant without one. */
@@ -24,10 +24,9 @@ export function requestedScopes(
   if (scope === undefined) return [...fallback];
   const tokens = [...new Set(scope.split(' '))];
   if (!tokens.every((token) => SCOPE_TOKEN.test(token))) {
-    throw invalidScope('scope must be space-separated scope tokens');
+    throw new OAuthError('invalid_scope', 'scope must be space-separated scope tokens');
   }
-  const unassigned = tokens.find((token) => !client.scopes.has(token));
-  if (unassigned !== undefined)
-    throw invalidScope(`scope "${unassigned}" is not assigned to this client`);
+  if (!tokens.every((token) => client.scopes.has(token)))
+    throw new OAuthError('invalid_scope', 'a requested scope is not assigned to this client');
   return tokens;
 }

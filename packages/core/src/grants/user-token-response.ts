@@ -1,18 +1,27 @@
+import type { Account } from '../accounts/accounts.js';
 import type { ResourceConfig } from '../config/resource.js';
 import type { RealmContext } from '../context.js';
-import { invalidTarget } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import { emitEvent } from '../events/emit.js';
+import type { IssuedTokenType } from '../events/events.js';
 import { noStoreJson } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client, Realm } from '../realms/realm.js';
+import { REVOKED_GRANT_SECONDS } from '../store/store.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
+import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
 import type { UserGrant } from '../tokens/user-grant.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 
 export interface UserTokenIssue {
+  /** The token endpoint's grant_type, for the token_issued event. */
+  grantType: string;
   /** The grant every token belongs to; a refresh token carries it unchanged. */
   grant: UserGrant;
+  /** The user's account, read by the grant to check it still exists. */
+  account: Account;
   /** The access token's scopes: the grant's, or fewer when a refresh request narrowed them. */
   scopes: readonly string[];
   /** The access token's Protected Resource (see userTokenResource). */
@@ -21,19 +30,20 @@ export interface UserTokenIssue {
   nonce?: string;
   /** Absolute expiry of the refresh token, carried over on rotation. */
   refreshTokenExp?: number;
+  /** The refresh token to issue, a rotated token's successor; a new random one by default. */
+  refreshToken?: string;
   /**
-   * Whether the one-time record this request consumed (a code, a refresh token) is still
-   * stored. Asked once the tokens are written: a concurrent replay may have revoked the grant
-   * after this request consumed the record and before its tokens existed, and those would then
-   * escape the revocation. They are revoked again, but the answer still goes out: of concurrent
-   * redemptions exactly one succeeds, as if the replay had come a moment later.
+   * When (milliseconds) this request consumed its one-time record (a code, a refresh token). A
+   * concurrent replay may revoke the grant after that and before the tokens are written; the
+   * store then keeps none of them, as it keeps a revoked grant closed for
+   * `REVOKED_GRANT_SECONDS`. A request slower than half of that writes nothing.
    */
-  consumedRecordHeld?: () => Promise<boolean>;
+  consumedAtMs?: number;
 }
 
 /**
- * The token response of interface §2.4 for a user's grant (authorization code, refresh, CIBA):
- * an access token recorded under the grant id, a refresh token when the client may use the
+ * The token response of docs/interface.md §2.4 for a user's grant (authorization code, refresh,
+ * CIBA): an access token recorded under the grant id, a refresh token when the client may use the
  * refresh_token grant, and an ID token (with `at_hash`) when the scopes include openid.
  */
 export async function userTokenResponse(
@@ -42,7 +52,15 @@ export async function userTokenResponse(
   issue: UserTokenIssue,
 ): Promise<GatehouseResponse> {
   const { grant, scopes, resource } = issue;
-  // Both records in flight at once: one round trip to a pipelining store instead of two.
+  if (
+    issue.consumedAtMs !== undefined &&
+    context.now() - issue.consumedAtMs > (REVOKED_GRANT_SECONDS * 1000) / 2
+  ) {
+    throw new OAuthError('temporarily_unavailable', 'the token request took too long');
+  }
+  // Both records in flight at once: one round trip to a pipelining store instead of two. When a
+  // concurrent replay revoked the grant, the store keeps neither, and the answer still goes out:
+  // of concurrent redemptions exactly one succeeds, as if the replay had come a moment later.
   const [access, refreshToken] = await Promise.all([
     issueAccessToken(context, {
       sub: grant.sub,
@@ -50,9 +68,10 @@ export async function userTokenResponse(
       scopes,
       grantId: grant.grantId,
       ...(resource ? { resource: resource.uri } : {}),
+      ...(grant.claims ? { userinfoClaims: grant.claims.userinfo } : {}),
     }),
     client.grantTypes.has('refresh_token')
-      ? issueRefreshToken(context, grant, issue.refreshTokenExp)
+      ? issueRefreshToken(context, grant, issue.refreshTokenExp, issue.refreshToken)
       : undefined,
   ]);
   const body: Record<string, unknown> = {
@@ -67,13 +86,32 @@ export async function userTokenResponse(
       grant,
       accessToken: access.token,
       ...(issue.nonce === undefined ? {} : { nonce: issue.nonce }),
+      ...(idTokenHasUserClaims(grant, client, true)
+        ? { claims: idTokenUserClaims(issue.account.claims, grant, client, scopes, true) }
+        : {}),
     });
   }
-  if (issue.consumedRecordHeld && !(await issue.consumedRecordHeld())) {
-    await context.store.revokeGrant(grant.grantId);
-  }
+  const tokens = Object.keys(body).filter(isIssuedTokenType);
+  emitEvent(context, {
+    type: 'token_issued',
+    grantType: issue.grantType,
+    clientId: client.id,
+    sub: grant.sub,
+    ...(grant.sid === undefined ? {} : { sid: grant.sid }),
+    grantId: grant.grantId,
+    jti: access.record.jti,
+    scopes: [...scopes],
+    tokens,
+  });
   return noStoreJson(200, body);
 }
+
+const ISSUED_TOKEN_TYPES: ReadonlySet<string> = new Set<IssuedTokenType>([
+  'access_token',
+  'refresh_token',
+  'id_token',
+]);
+const isIssuedTokenType = (name: string): name is IssuedTokenType => ISSUED_TOKEN_TYPES.has(name);
 
 /**
  * The Protected Resource of a token issued from a user's grant (RFC 8707). A grant authorized for
@@ -88,7 +126,7 @@ export function userTokenResource(
   scopes: readonly string[],
 ): ResourceConfig | undefined {
   if (grant.resource !== undefined && requested !== undefined && requested !== grant.resource) {
-    throw invalidTarget('resource differs from the one authorized');
+    throw new OAuthError('invalid_target', 'resource differs from the one authorized');
   }
   const resource = requestedResource(requested ?? grant.resource, realm);
   checkScopesCoverResource(scopes, resource);

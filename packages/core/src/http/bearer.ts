@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import type { GatehouseRequest } from './types.js';
 
@@ -8,31 +9,22 @@ const BEARER_SCHEME = /^bearer(?: |$)/i;
 /**
  * The bearer token of the `Authorization` header, or undefined when the request carries none
  * (no header, or another scheme: RFC 6750 §3.1 treats both as "no authentication information").
- * A `Bearer` header that is malformed is an `invalid_request`, with `errorHeaders` added.
+ * A `Bearer` header that is malformed is an `invalid_request`.
  */
-export function bearerToken(
-  request: GatehouseRequest,
-  issuer: string,
-  errorHeaders: Record<string, string> = {},
-): string | undefined {
+export function bearerToken(request: GatehouseRequest, issuer: string): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined || !BEARER_SCHEME.test(header)) return undefined;
   const token = BEARER_CREDENTIALS.exec(header)?.[1];
   if (token === undefined) {
-    throw bearerError(issuer, 'invalid_request', 'the Authorization header is not a valid Bearer', {
-      headers: errorHeaders,
-    });
+    throw bearerError(issuer, 'invalid_request', 'the Authorization header is not a valid Bearer');
   }
   return token;
 }
 
-export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
-
-const BEARER_ERROR_STATUS: Readonly<Record<BearerErrorCode, number>> = {
-  invalid_request: 400,
-  invalid_token: 401,
-  insufficient_scope: 403,
-};
+export type BearerErrorCode = Extract<
+  ErrorCode,
+  'invalid_request' | 'invalid_token' | 'insufficient_scope'
+>;
 
 /**
  * The `WWW-Authenticate` challenge of RFC 6750 §3. Without `error` it is the bare challenge for a
@@ -50,12 +42,12 @@ export function bearerChallenge(
   return challenge;
 }
 
-/** An error of RFC 6750 §3.1 with its status and challenge; `headers` are added to both. */
+/** An error of RFC 6750 §3.1 with its status and challenge. */
 export function bearerError(
   issuer: string,
   code: BearerErrorCode,
   description: string,
-  options: { scope?: string; headers?: Record<string, string> } = {},
+  options: { scope?: string } = {},
 ): OAuthError {
   const challenge = bearerChallenge(issuer, {
     code,
@@ -63,8 +55,7 @@ export function bearerError(
     ...(options.scope === undefined ? {} : { scope: options.scope }),
   });
   return new OAuthError(code, description, {
-    status: BEARER_ERROR_STATUS[code],
-    headers: { ...options.headers, 'www-authenticate': challenge },
+    headers: { 'www-authenticate': challenge },
   });
 }
 

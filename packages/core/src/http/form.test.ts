@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { decodeUtf8, paramsFromPairs, parseUrlEncoded } from './form.js';
 
 describe('parseUrlEncoded', () => {
@@ -37,21 +37,26 @@ describe('parseUrlEncoded', () => {
       const error = oauthErrorOf(() => parseUrlEncoded(input));
       expect(error.code).toBe('invalid_request');
       expect(error.status).toBe(400);
-      expect(error.description).toMatch(/^parameter "(scope|a)" is repeated$/);
+      expect(error.description).toBe('a parameter is repeated');
     },
   );
 
-  it('names a repeated parameter only in printable, bounded form', () => {
-    const name = `${'x'.repeat(50)}\u0000`;
+  it('never names the repeated parameter: the description echoes nothing of the request', () => {
+    const name = `<script>${'x'.repeat(50)}\u0000`;
     const error = oauthErrorOf(() =>
       paramsFromPairs([
         [name, '1'],
         [name, '2'],
       ]),
     );
-    expect(error.description).toBe(`parameter "${'x'.repeat(40)}…" is repeated`);
-    const control = oauthErrorOf(() => parseUrlEncoded('a%0Ab=1&a%0Ab=2'));
-    expect(control.description).toBe('parameter "a?b" is repeated');
+    expect(error.description).toBe('a parameter is repeated');
+  });
+
+  it('keeps the first value of a repeated parameter and lists its name when asked to', () => {
+    const params = parseUrlEncoded('state=a&scope=x&state=b&state=c', { recordRepeats: true });
+    expect(params.get('state')).toBe('a');
+    expect([...params.repeated]).toEqual(['state']);
+    expect([...parseUrlEncoded('state=a').repeated]).toEqual([]);
   });
 
   it.each(['a=%', 'a=%2', 'a=%zz', '%=1', 'a=%E0%A4%A'])(
@@ -115,7 +120,7 @@ describe('parameter names that are Object.prototype members', () => {
 
   it('are detected when repeated', () => {
     expect(oauthErrorOf(() => parseUrlEncoded('__proto__=1&__proto__=2')).description).toBe(
-      'parameter "__proto__" is repeated',
+      'a parameter is repeated',
     );
   });
 });

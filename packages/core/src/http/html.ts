@@ -1,3 +1,4 @@
+import { sha256 } from '@noble/hashes/sha2.js';
 import type { GatehouseResponse } from './types.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -29,16 +30,23 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-content-type-options': 'nosniff',
 });
 
+/** A CSP source expression that allows exactly this inline script: `'sha256-…'`. */
+export function scriptHashSource(script: string): string {
+  const digest = sha256(new TextEncoder().encode(script));
+  return `'sha256-${btoa(String.fromCharCode(...digest))}'`;
+}
+
 /** A minimal page; `title` is escaped here, `bodyHtml` must already be safe HTML. */
 export function htmlPage(
   status: number,
   title: string,
   bodyHtml: string,
   headers: Record<string, string> = {},
+  lang = 'en',
 ): GatehouseResponse {
   return {
     status,
     headers: { ...PAGE_HEADERS, ...headers },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body>${bodyHtml}</body></html>`,
+    body: `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head><body>${bodyHtml}</body></html>`,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthErrorOf } from '../../../../test/support/oauth-errors.js';
+import { oauthErrorOf } from '../../test-support/oauth-errors.js';
 import { readForm } from './read-form.js';
 import type { GatehouseRequest } from './types.js';
 
@@ -107,7 +107,7 @@ describe('readForm', () => {
     'password',
   ])('rejects %s in the query string', (name) => {
     const error = errorOf(post('a=1', { query: `x=1&${name}=value` }));
-    expect(error.description).toBe(`"${name}" must be sent in the request body, not the URL`);
+    expect(error.description).toBe(`${name} must be sent in the request body, not the URL`);
   });
 
   it('allows other query parameters and an empty credential name in the query', () => {
@@ -138,7 +138,7 @@ describe('readForm', () => {
         ],
       }),
     );
-    expect(repeated.description).toBe('parameter "scope" is repeated');
+    expect(repeated.description).toBe('a parameter is repeated');
     const tooMany = Array.from({ length: 65 }, (_, i) => [`p${i}`, 'v'] as const);
     expect(errorOf(post(undefined, { form: tooMany })).description).toBe('too many parameters');
   });
@@ -148,6 +148,8 @@ describe('readForm', () => {
     expect(
       errorOf(post(undefined, { form, headers: { 'content-type': 'application/json' } })).code,
     ).toBe('invalid_request');
-    expect(errorOf(post(undefined, { form, query: 'code=abc' })).description).toContain('"code"');
+    expect(errorOf(post(undefined, { form, query: 'code=abc' })).description).toBe(
+      'code must be sent in the request body, not the URL',
+    );
   });
 });

@@ -11,15 +11,24 @@ export interface InteractionDetails {
   realm: string;
   prompt: InteractionPrompt;
   client: { id: string; name?: string };
-  /** The scopes the client asks for; a consent result may grant fewer. */
+  /**
+   * The scopes the client asks for, and those whose claims it asks for by name (the `claims`
+   * parameter); a consent result may grant fewer.
+   */
   scopes: string[];
   resource?: string;
   /** The `prompt` values of the request (`login`, `consent`). */
   requestedPrompt: string[];
   maxAge?: number;
+  /** Authentication context classes asked for (acr_values, and an essential `acr` claim's values). */
   acrValues?: string[];
   uiLocales?: string[];
   loginHint?: string;
+  /**
+   * The only user the client accepts (its id_token_hint, or a `sub` it requested with a value):
+   * a login result naming anyone else ends the authorization with login_required.
+   */
+  expectedSub?: string;
   /** For consent: the signed-in user it is asked of. */
   sub?: string;
 }
@@ -55,5 +64,7 @@ export interface InteractionRecord {
   sub?: string;
   /** Whether this authorization already went through a login (so prompt=login is satisfied). */
   loggedIn?: boolean;
+  /** Whether the host's page has shown it (through `details`), which gives the user more time. */
+  shown?: boolean;
   result?: InteractionResult;
 }

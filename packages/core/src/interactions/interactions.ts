@@ -1,3 +1,4 @@
+import { consentScopes } from '../authorization/request.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
@@ -12,8 +13,15 @@ import {
   type InteractionResult,
 } from './interaction.js';
 
-/** How long a user has to sign in or consent before the authorization request must start over. */
-const INTERACTION_TTL_SECONDS = 900;
+/**
+ * How long an interaction waits for the host's page to show it: the browser is on its way there
+ * already. Anyone can start interactions, so until the user is shown the page they cost little.
+ */
+const PENDING_TTL_SECONDS = 120;
+/** How long a user whose page was shown has to sign in or consent. */
+const SHOWN_TTL_SECONDS = 900;
+/** Interactions one browser keeps at once in a realm (tabs, retries); the oldest goes first. */
+export const INTERACTIONS_PER_BROWSER = 20;
 
 export class InteractionError extends Error {
   constructor(message: string) {
@@ -28,17 +36,34 @@ export async function startInteraction(
   fields: Omit<InteractionRecord, 'id' | 'realm' | 'browserBinding'>,
   browserId: string,
 ): Promise<InteractionRecord> {
-  const id = randomId(16);
   const record: InteractionRecord = {
     ...fields,
-    id,
+    id: randomId(16),
     realm: context.realm.name,
     browserBinding: tokenDigest(browserId),
   };
-  await context.store.set(INTERACTION_NAMESPACE, recordId(context.realm.name, id), record, {
-    ttlSeconds: INTERACTION_TTL_SECONDS,
-  });
+  await keep(context, record);
   return record;
+}
+
+/**
+ * Writes an interaction under its caps. Until its page is shown, it counts among the realm's
+ * pending interactions, which a flood of authorization requests churns through; once shown,
+ * among the shown ones, which such a flood never reaches. Both count against its browser.
+ */
+function keep(context: RealmContext, record: InteractionRecord): Promise<number> {
+  const realm = context.realm.name;
+  const tier = record.shown ? 'shown' : 'pending';
+  return context.store.setCapped(INTERACTION_NAMESPACE, recordId(realm, record.id), record, {
+    ttlSeconds: record.shown ? SHOWN_TTL_SECONDS : PENDING_TTL_SECONDS,
+    caps: [
+      { key: `interaction/${realm}/${tier}`, max: context.limits.interactionsPerRealm },
+      {
+        key: `interaction/${realm}/browser/${record.browserBinding}`,
+        max: INTERACTIONS_PER_BROWSER,
+      },
+    ],
+  });
 }
 
 /** The live interaction of that id if the request comes from the browser that started it. */
@@ -66,7 +91,12 @@ export async function interactionDetails(
   cookieHeader: string | undefined,
 ): Promise<InteractionDetails | undefined> {
   const read = await readBound(context, id, cookieHeader);
-  return read && !read.value.result ? detailsOf(context, read.value) : undefined;
+  if (!read || read.value.result) return undefined;
+  // The user is here: from now on the interaction has the time to sign in. Written without a
+  // revision check, so a finish racing with this very first showing could be lost (the user then
+  // starts over); hosts show their page before its form can finish anything.
+  if (!read.value.shown) await keep(context, { ...read.value, shown: true });
+  return detailsOf(context, read.value);
 }
 
 export function detailsOf(context: RealmContext, record: InteractionRecord): InteractionDetails {
@@ -80,14 +110,16 @@ export function detailsOf(context: RealmContext, record: InteractionRecord): Int
       id: request.clientId,
       ...(client?.config.client_name ? { name: client.config.client_name } : {}),
     },
-    scopes: [...request.scopes],
+    scopes: consentScopes(request),
     requestedPrompt: [...request.prompt],
   };
   if (request.resource !== undefined) details.resource = request.resource;
   if (request.maxAge !== undefined) details.maxAge = request.maxAge;
-  if (request.acrValues) details.acrValues = [...request.acrValues];
+  const acrValues = [...new Set([...(request.acrValues ?? []), ...(request.requiredAcr ?? [])])];
+  if (acrValues.length > 0) details.acrValues = acrValues;
   if (request.uiLocales) details.uiLocales = [...request.uiLocales];
   if (request.loginHint !== undefined) details.loginHint = request.loginHint;
+  if (request.expectedSub !== undefined) details.expectedSub = request.expectedSub;
   if (record.sub !== undefined) details.sub = record.sub;
   return details;
 }

@@ -12,6 +12,7 @@ describe('signRealmJwt', () => {
   beforeAll(async () => {
     key = await generateSigningKey('ES256', 0);
     context = {
+      realm: { config: { signing_alg: 'ES256' } },
       keys: { currentKey: async () => key },
       signer: webCryptoSigner(),
     } as unknown as RealmContext;
@@ -35,5 +36,11 @@ describe('signRealmJwt', () => {
     expect(body).toBe(base64url.encode(JSON.stringify(payload)));
     const verified = await compactVerify(jws, key.publicJwk);
     expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(payload);
+  });
+
+  it('refuses a key of another algorithm than asked for (a KeyStore that ignores alg)', async () => {
+    await expect(signRealmJwt(context, 'JWT', { sub: 'a' }, 'RS256')).rejects.toThrow(
+      'the KeyStore returned a ES256 key for RS256',
+    );
   });
 });

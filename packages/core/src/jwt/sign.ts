@@ -1,4 +1,5 @@
 import { base64url } from 'jose';
+import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import type { RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
 import type { SigningKey } from '../keys/signing-key.js';
@@ -7,13 +8,16 @@ const encoder = new TextEncoder();
 /** Encoded protected headers by key and `typ`: they change only when the key does. */
 const encodedHeaders = new WeakMap<SigningKey, Map<string, string>>();
 
-/** Signs `payload` as a compact JWS with the realm's current key. */
+/** Signs `payload` as a compact JWS with the realm's current key of `alg` (default: its `signing_alg`). */
 export async function signRealmJwt(
   context: RealmContext,
   typ: string,
   payload: Record<string, unknown>,
+  alg: SigningAlgorithm = context.realm.config.signing_alg,
 ): Promise<string> {
-  const key = await context.keys.currentKey(context.realm);
+  const key = await context.keys.currentKey(context.realm, alg);
+  // A KeyStore written before keys had several algorithms would answer with its only key.
+  if (key.alg !== alg) throw new Error(`the KeyStore returned a ${key.alg} key for ${alg}`);
   const header = encodedHeader(key, typ);
   const signingInput = `${header}.${base64urlJson(JSON.stringify(payload))}`;
   const signature = await context.signer.sign(key, encoder.encode(signingInput));

@@ -13,7 +13,7 @@ export interface SigningKey {
 }
 
 /**
- * Produces JWS signatures. Core ships a WebCrypto signer; `@gatehouse/node-crypto` provides a
+ * Produces JWS signatures. Core ships a WebCrypto signer; `@gatehouse-oidc/node-crypto` provides a
  * faster one built on `node:crypto`. Implementations may cache imported keys by `kid`.
  */
 export interface JwsSigner {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fakeClock } from '../../../../test/support/fixtures.js';
 import type { RealmInput } from '../config/realm.js';
 import { buildRealm, type Realm } from '../realms/realm.js';
 import { validateRealm } from '../realms/realm-source.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { fakeClock } from '../testing/clock.js';
 import { StoreKeyStore } from './store-key-store.js';
 
 /** Must match StoreKeyStore: retired keys stay published this long past the realm's longest lifetime. */
@@ -193,5 +193,77 @@ describe('StoreKeyStore', () => {
       expect((await updated.currentKey(edRealm)).kid).toBe(ed.kid);
     }
     expect(kids(await updated.publicKeys(edRealm, { fresh: true }))).toEqual([es.kid, ed.kid]);
+  });
+
+  describe('with a client whose ID tokens are RS256', () => {
+    const rsRealm = keyRealm({
+      clients: [
+        {
+          client_id: 'rp',
+          token_endpoint_auth_method: 'none',
+          redirect_uris: ['https://rp.example.com/cb'],
+          id_token_signed_response_alg: 'RS256',
+        },
+      ],
+    });
+    const algs = (jwks: readonly { alg?: string }[]) => jwks.map((jwk) => jwk.alg);
+
+    it('keeps a current key of each algorithm, and publishes both from the first JWKS read', async () => {
+      const { keyStore } = setup();
+      const keys = keyStore();
+      expect(algs(await keys.publicKeys(rsRealm))).toEqual(['ES256', 'RS256']);
+      const es = await keys.currentKey(rsRealm);
+      const rs = await keys.currentKey(rsRealm, 'RS256');
+      expect([es.alg, rs.alg]).toEqual(['ES256', 'RS256']);
+      expect((await keyStore().currentKey(rsRealm, 'RS256')).kid).toBe(rs.kid);
+    });
+
+    it('makes one RS256 key however many requests and instances ask at once', async () => {
+      const { store, keyStore } = setup();
+      const instances = [keyStore(), keyStore()];
+      const results = await Promise.all(
+        instances.flatMap((keys) =>
+          Array.from({ length: 5 }, () => keys.currentKey(rsRealm, 'RS256')),
+        ),
+      );
+      expect(new Set(results.map((key) => key.kid)).size).toBe(1);
+      expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
+    });
+
+    it('makes no RS256 key for a realm none of whose clients asks for one', async () => {
+      const { keyStore } = setup();
+      expect(algs(await keyStore().publicKeys(realm))).toEqual(['ES256']);
+    });
+
+    it('rotates every algorithm; each old key stays published until its own successor outlived the tokens', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      const oldEs = await keys.currentKey(rsRealm);
+      const oldRs = await keys.currentKey(rsRealm, 'RS256');
+      clock.advance(3600);
+      const newEs = await keys.rotate(rsRealm);
+      expect(newEs.alg).toBe('ES256');
+      const newRs = await keys.currentKey(rsRealm, 'RS256');
+      expect(newRs.kid).not.toBe(oldRs.kid);
+      expect((await keys.currentKey(rsRealm)).kid).toBe(newEs.kid);
+      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
+        new Set([oldEs.kid, oldRs.kid, newEs.kid, newRs.kid]),
+      );
+      clock.advance(retention);
+      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
+        new Set([newEs.kid, newRs.kid]),
+      );
+    });
+
+    it('keeps both current keys published however long no rotation happens', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      const es = await keys.currentKey(rsRealm);
+      clock.advance(10);
+      const rs = await keys.currentKey(rsRealm, 'RS256');
+      clock.advance(retention * 10);
+      expect(kids(await keys.publicKeys(rsRealm))).toEqual([es.kid, rs.kid]);
+      expect((await keys.currentKey(rsRealm)).kid).toBe(es.kid);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import type { Realm } from '../realms/realm.js';
 import type { Store } from '../store/store.js';
 import { generateSigningKey } from './generate.js';
@@ -20,9 +21,9 @@ interface RealmKeys {
 
 /**
  * Keys persisted through the Store, so every instance sharing the store signs with the same key
- * and publishes the same JWKS. Keys form an append-only sequence per realm; `add` makes
- * concurrent first-use generation and rotation safe: one writer wins each position, the others
- * adopt its key.
+ * and publishes the same JWKS. Keys of every algorithm form one append-only sequence per realm;
+ * `add` makes concurrent first-use generation and rotation safe: one writer wins each position,
+ * the others adopt its key.
  */
 export class StoreKeyStore implements KeyStore {
   readonly #store: Store;
@@ -36,14 +37,17 @@ export class StoreKeyStore implements KeyStore {
     this.#now = options.now ?? Date.now;
   }
 
-  async currentKey(realm: Realm): Promise<SigningKey> {
+  async currentKey(
+    realm: Realm,
+    alg: SigningAlgorithm = realm.config.signing_alg,
+  ): Promise<SigningKey> {
     const state = await this.#cached(realm.name);
-    return usableKey(state.keys, realm, this.#nowSeconds()) ?? this.#appendOnce(realm);
+    return usableKey(state.keys, realm, alg, this.#nowSeconds()) ?? this.#appendOnce(realm, alg);
   }
 
   async publicKeys(realm: Realm, options: { fresh?: boolean } = {}): Promise<readonly JWK[]> {
     if (options.fresh) await this.#refresh(realm.name);
-    await this.currentKey(realm);
+    for (const alg of realm.signingAlgorithms) await this.currentKey(realm, alg);
     const state = await this.#cached(realm.name);
     const published = publishedKeys(state.keys, realm, this.#nowSeconds());
     if (!state.published || !sameKeys(state.published.keys, published)) {
@@ -55,21 +59,36 @@ export class StoreKeyStore implements KeyStore {
     return state.published.jwks;
   }
 
-  rotate(realm: Realm): Promise<SigningKey> {
-    return this.#append(realm, { rotate: true });
+  async rotate(realm: Realm): Promise<SigningKey> {
+    const [current] = await Promise.all(
+      realm.signingAlgorithms.map((alg) => this.#append(realm, alg, { rotate: true })),
+    );
+    // signingAlgorithms starts with the realm's signing_alg.
+    return current as SigningKey;
   }
 
-  /** One generation at a time per realm in this process, however many requests need a key. */
-  #appendOnce(realm: Realm): Promise<SigningKey> {
-    return shared(this.#generating, realm.name, () => this.#append(realm, { rotate: false }));
+  /**
+   * One generation at a time per realm and algorithm in this process, however many requests need
+   * a key (an RSA key takes tens of milliseconds to make).
+   */
+  #appendOnce(realm: Realm, alg: SigningAlgorithm): Promise<SigningKey> {
+    return shared(this.#generating, `${realm.name}/${alg}`, () =>
+      this.#append(realm, alg, { rotate: false }),
+    );
   }
 
-  async #append(realm: Realm, options: { rotate: boolean }): Promise<SigningKey> {
-    const key = await generateSigningKey(realm.config.signing_alg, this.#nowSeconds());
+  async #append(
+    realm: Realm,
+    alg: SigningAlgorithm,
+    options: { rotate: boolean },
+  ): Promise<SigningKey> {
+    const key = await generateSigningKey(alg, this.#nowSeconds());
     for (;;) {
       const state = await this.#refresh(realm.name);
       // Another instance made a usable key while we generated ours: use theirs.
-      const theirs = options.rotate ? undefined : usableKey(state.keys, realm, this.#nowSeconds());
+      const theirs = options.rotate
+        ? undefined
+        : usableKey(state.keys, realm, alg, this.#nowSeconds());
       if (theirs) return theirs;
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
@@ -80,7 +99,7 @@ export class StoreKeyStore implements KeyStore {
       // Another instance took this position first: a concurrent rotation is as good as ours;
       // otherwise the next turn of the loop adopts its key.
       const winner = (await this.#refresh(realm.name)).keys.at(-1);
-      if (options.rotate && winner?.alg === realm.config.signing_alg) return winner;
+      if (options.rotate && winner?.alg === alg) return winner;
     }
   }
 
@@ -135,32 +154,42 @@ function shared<T>(
   return promise;
 }
 
-/** Keys still in the JWKS: the newest, and each retired one until its tokens have expired. */
+/**
+ * Keys still in the JWKS: each stays until its successor has signed for longer than any token
+ * lives. The successor of a key of an algorithm the realm signs with is the next key of that
+ * algorithm; of a key of an algorithm the realm no longer uses (`signing_alg` changed), the next
+ * key of any.
+ */
 function publishedKeys(
   keys: readonly SigningKey[],
   realm: Realm,
   nowSeconds: number,
 ): SigningKey[] {
   const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
-  return keys.filter((_, index) => {
-    const successor = keys[index + 1];
+  return keys.filter((key, index) => {
+    const inUse = realm.signingAlgorithms.includes(key.alg);
+    let successor: SigningKey | undefined;
+    for (let next = index + 1; next < keys.length && !successor; next++) {
+      const candidate = keys[next];
+      if (!inUse || candidate?.alg === key.alg) successor = candidate;
+    }
     return successor === undefined || successor.createdAt + retention > nowSeconds;
   });
 }
 
 /**
- * The newest published key of the realm's algorithm. Not simply the newest key: while instances
- * with different `signing_alg` settings run side by side (a rolling deploy), each keeps signing
- * with its own published key instead of appending a new one on every request.
+ * The newest published key of `alg`. Not simply the newest key: a realm signs with several
+ * algorithms, and while instances with different `signing_alg` settings run side by side (a
+ * rolling deploy), each keeps signing with its own published key instead of appending a new one
+ * on every request.
  */
 function usableKey(
   keys: readonly SigningKey[],
   realm: Realm,
+  alg: SigningAlgorithm,
   nowSeconds: number,
 ): SigningKey | undefined {
-  return publishedKeys(keys, realm, nowSeconds).findLast(
-    (key) => key.alg === realm.config.signing_alg,
-  );
+  return publishedKeys(keys, realm, nowSeconds).findLast((key) => key.alg === alg);
 }
 
 function sameKeys(a: readonly SigningKey[], b: readonly SigningKey[]): boolean {

@@ -1,18 +1,17 @@
 import type { RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
-import { ENDPOINT_PATHS } from '../endpoints/paths.js';
-import { invalidRequest } from '../errors/oauth-error.js';
-import { escapeHtml, htmlPage } from '../http/html.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
 import { type LoadedSession, loadSession } from '../sessions/session.js';
 import { isRegisteredLogoutUri, type LogoutRequest } from './logout-request.js';
+import { confirmationPage as page } from './pages.js';
 
 const LOGOUT_CONFIRMATION_NAMESPACE = 'logout_confirmation';
 /** Seconds the user has to press the button of the confirmation page. */
-const LOGOUT_CONFIRMATION_TTL = 600;
-/** The confirmation page's form field; a logout request from a relying party never has it. */
-export const CONFIRMATION_FIELD = 'confirmation';
+const LOGOUT_CONFIRMATION_TTL = 300;
+/** Confirmations one session keeps waiting at once; the oldest goes first. */
+export const LOGOUT_CONFIRMATIONS_PER_SESSION = 5;
 
 /** What the confirmation page's one-time token stands for, bound to the session it was shown to. */
 interface ConfirmationRecord {
@@ -20,6 +19,7 @@ interface ConfirmationRecord {
   clientId?: string;
   redirectUri?: string;
   state?: string;
+  uiLocales?: string[];
 }
 
 /**
@@ -31,27 +31,30 @@ export async function confirmationPage(
   session: LoadedSession,
   logoutRequest: LogoutRequest,
 ): Promise<GatehouseResponse> {
-  const { client, redirectUri, state } = logoutRequest;
+  const { client, redirectUri, state, uiLocales } = logoutRequest;
   const token = randomId(32);
   const record: ConfirmationRecord = {
     sessionId: session.id,
     ...(client ? { clientId: client.id } : {}),
     ...(redirectUri === undefined ? {} : { redirectUri }),
     ...(state === undefined ? {} : { state }),
+    ...(uiLocales.length === 0 ? {} : { uiLocales }),
   };
-  await context.store.set(LOGOUT_CONFIRMATION_NAMESPACE, confirmationId(context, token), record, {
-    ttlSeconds: LOGOUT_CONFIRMATION_TTL,
-  });
-  const asker = client
-    ? `<p>${escapeHtml(client.config.client_name ?? client.id)} asks to sign you out.</p>`
-    : '';
-  const action = escapeHtml(context.realm.url(ENDPOINT_PATHS.endSession));
-  return htmlPage(
-    200,
-    'Sign out',
-    `<h1>Sign out?</h1>${asker}<p>Do you want to sign out of ${escapeHtml(context.realm.issuer)}?</p>` +
-      `<form method="post" action="${action}"><input type="hidden" name="${CONFIRMATION_FIELD}" value="${escapeHtml(token)}"><button type="submit">Sign out</button></form>`,
+  const realm = context.realm.name;
+  // Each GET of the logout endpoint shows a new page: caps keep reloads and floods bounded.
+  await context.store.setCapped(
+    LOGOUT_CONFIRMATION_NAMESPACE,
+    confirmationId(context, token),
+    record,
+    {
+      ttlSeconds: LOGOUT_CONFIRMATION_TTL,
+      caps: [
+        { key: `logout/${realm}`, max: context.limits.logoutConfirmationsPerRealm },
+        { key: `logout/${realm}/session/${session.id}`, max: LOGOUT_CONFIRMATIONS_PER_SESSION },
+      ],
+    },
   );
+  return page(context, context.logoutMessages(uiLocales), client, token);
 }
 
 /**
@@ -68,20 +71,29 @@ export async function takeConfirmation(
     confirmationId(context, token),
   );
   if (!consumed?.firstUse) {
-    throw invalidRequest('This sign-out request has expired or was already used.');
+    throw new OAuthError(
+      'invalid_request',
+      'This sign-out request has expired or was already used.',
+    );
   }
   const record = consumed.value;
   const session = await loadSession(request, context);
   if (!session || session.id !== record.sessionId) {
-    throw invalidRequest('This sign-out request was made for another session.');
+    throw new OAuthError('invalid_request', 'This sign-out request was made for another session.');
   }
   const client =
     record.clientId === undefined ? undefined : context.realm.clients.get(record.clientId);
-  const logoutRequest: LogoutRequest = {};
+  const logoutRequest: LogoutRequest = {
+    uiLocales: record.uiLocales ?? [],
+    ...(client ? { client } : {}),
+  };
   // The client's registration may have changed since the page was shown.
   if (record.redirectUri !== undefined) {
     if (!client || !isRegisteredLogoutUri(client, record.redirectUri)) {
-      throw invalidRequest('The post_logout_redirect_uri is no longer registered for this client.');
+      throw new OAuthError(
+        'invalid_request',
+        'The post_logout_redirect_uri is no longer registered for this client.',
+      );
     }
     logoutRequest.redirectUri = record.redirectUri;
   }

@@ -1,10 +1,11 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
-import { remoteKeySet } from '../client-auth/remote-key-set.js';
 import type { ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
 import type { ResourceConfig } from '../config/resource.js';
+import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import { sha256Bytes } from '../crypto/digest.js';
+import type { ErrorDialect } from '../errors/codes.js';
 
 /** A client as the handlers use it: its configuration plus what is derived once from it. */
 export interface Client {
@@ -13,13 +14,23 @@ export interface Client {
   readonly scopes: ReadonlySet<string>;
   readonly defaultScopes: readonly string[];
   readonly grantTypes: ReadonlySet<string>;
+  /** Origins whose scripts may read its answers (CORS): `allowed_origins`, else its redirect URIs'. */
+  readonly allowedOrigins: ReadonlySet<string>;
+  /** What its ID tokens are signed with: its id_token_signed_response_alg, else the realm's. */
+  readonly idTokenAlg: SigningAlgorithm;
   /** SHA-256 of the client secret, for constant-time comparison. */
   readonly secretDigest: Uint8Array | undefined;
   /**
    * What client assertions are verified with: the secret's bytes for client_secret_jwt, the
-   * registered key set for private_key_jwt (a remote one is fetched on first use), else nothing.
+   * registered key set for private_key_jwt or the URI it is fetched from (the provider keeps
+   * fetched sets, so they outlive a realm rebuilt by a loader), else nothing.
    */
-  readonly assertionKey: Uint8Array | JWTVerifyGetKey | undefined;
+  readonly assertionKey: Uint8Array | JWTVerifyGetKey | RemoteJwks | undefined;
+}
+
+/** A key set the client publishes at a URI. */
+export interface RemoteJwks {
+  readonly jwksUri: string;
 }
 
 /** A validated, frozen realm: what every handler receives. */
@@ -29,8 +40,17 @@ export interface Realm {
   readonly issuer: string;
   readonly config: RealmConfig;
   readonly clients: ReadonlyMap<string, Client>;
+  /** How its error codes are spelled on the wire (the realm's `error_codes`). */
+  readonly errorDialect: ErrorDialect;
   /** Protected resources keyed by URI. */
   readonly resources: ReadonlyMap<string, ResourceConfig>;
+  /**
+   * The algorithms this realm signs with: its `signing_alg` first, then any other its clients
+   * chose for their ID tokens. The JWKS publishes a key of each.
+   */
+  readonly signingAlgorithms: readonly SigningAlgorithm[];
+  /** Every client's allowed origins: who may send a CORS preflight, which names no client. */
+  readonly corsOrigins: ReadonlySet<string>;
   /** The largest lifetime of anything this realm signs: how long a retired key must stay published. */
   readonly longestSignedLifetime: number;
   /** Absolute URL of an endpoint path below the issuer, e.g. `token`. */
@@ -40,18 +60,24 @@ export interface Realm {
 export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
   const frozen = deepFreeze(config);
   const issuer = `${baseUrl}/oauth/${frozen.name}`;
+  const clients = frozen.clients.map((client) => buildClient(client, frozen.signing_alg));
   return Object.freeze({
     name: frozen.name,
     issuer,
     config: frozen,
-    clients: new Map(frozen.clients.map((client) => [client.client_id, buildClient(client)])),
+    clients: new Map(clients.map((client) => [client.id, client])),
+    corsOrigins: new Set(clients.flatMap((client) => [...client.allowedOrigins])),
+    signingAlgorithms: Object.freeze([
+      ...new Set([frozen.signing_alg, ...clients.map((client) => client.idTokenAlg)]),
+    ]),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
+    errorDialect: frozen.error_codes,
     longestSignedLifetime: Math.max(frozen.access_token_ttl, frozen.id_token_ttl),
     url: (path: string) => `${issuer}/${path}`,
   });
 }
 
-function buildClient(config: ClientConfig): Client {
+function buildClient(config: ClientConfig, realmAlg: SigningAlgorithm): Client {
   const scopes = splitScope(config.scope);
   return Object.freeze({
     id: config.client_id,
@@ -59,17 +85,27 @@ function buildClient(config: ClientConfig): Client {
     scopes: new Set(scopes),
     defaultScopes: config.default_scope === undefined ? scopes : splitScope(config.default_scope),
     grantTypes: new Set(config.grant_types),
+    allowedOrigins: new Set(config.allowed_origins ?? redirectOrigins(config.redirect_uris)),
+    idTokenAlg: config.id_token_signed_response_alg ?? realmAlg,
     secretDigest:
       config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
     assertionKey: assertionKey(config),
   });
 }
 
-function assertionKey(config: ClientConfig): Uint8Array | JWTVerifyGetKey | undefined {
+/** The origins of the http(s) redirect URIs; a native app's private-use scheme has none. */
+function redirectOrigins(redirectUris: readonly string[]): string[] {
+  return redirectUris.flatMap((uri) => {
+    const url = new URL(uri);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? [url.origin] : [];
+  });
+}
+
+function assertionKey(config: ClientConfig): Client['assertionKey'] {
   const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
   if (method === 'client_secret_jwt') return new TextEncoder().encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
-  return jwks_uri ? remoteKeySet(jwks_uri) : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+  return jwks_uri ? { jwksUri: jwks_uri } : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
 }
 
 function deepFreeze<T>(value: T): T {

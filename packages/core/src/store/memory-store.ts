@@ -1,32 +1,81 @@
-import type { ConsumeResult, RecordKey, RecordOptions, Revised, Store } from './store.js';
+import { StoreUnavailableError } from '../errors/oauth-error.js';
+import { CapGroups, checkCappedOptions } from './cap-groups.js';
+import {
+  type CappedRecordOptions,
+  type ConsumeResult,
+  REVOKED_GRANT_SECONDS,
+  type RecordKey,
+  type RecordOptions,
+  type ReplaceOptions,
+  type Revised,
+  type Store,
+  type StoreMetrics,
+} from './store.js';
 
 interface Entry {
   json: string;
   expiresAt: number;
   grantId: string | undefined;
   consumed: boolean;
+  /** The note of the first consume, as JSON. */
+  note?: string;
   revision: number;
+  /** What the entry is counted as against `maxBytes`. */
+  bytes: number;
+  /** The caps of a record written with `setCapped`. */
+  caps: readonly string[] | undefined;
+}
+
+export interface MemoryStoreOptions {
+  /** Milliseconds since the epoch. */
+  now?: () => number;
+  /**
+   * The most the records may take, estimated as the length of their JSON and key plus
+   * `ENTRY_OVERHEAD_BYTES` each. A write that would go beyond drops capped records (those of
+   * `setCapped`), oldest first; with none left it is refused with `StoreUnavailableError`.
+   * Default `DEFAULT_MAX_BYTES` (256 MiB).
+   */
+  maxBytes?: number;
 }
 
 const SWEEP_EVERY_WRITES = 1024;
+/** What a record costs beside its JSON and key: the entry, the map slot, the strings' headers. */
+export const ENTRY_OVERHEAD_BYTES = 200;
+export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+/** A full store with nothing to drop sweeps at most this often before refusing writes. */
+const FULL_SWEEP_INTERVAL_MS = 1000;
 
 /**
  * The embedded default: one process, nothing persisted. Operations are atomic because they run
  * synchronously on one event loop. Expired entries are invisible at once and swept in small
- * batches as writes happen, so memory stays bounded without a timer.
+ * batches as writes happen, so memory stays bounded without a timer; `maxBytes` bounds it
+ * whatever arrives, and `metrics()` counts what that cost.
  */
 export class MemoryStore implements Store {
   readonly #entries = new Map<string, Entry>();
   readonly #grants = new Map<string, Set<string>>();
+  readonly #caps = new CapGroups();
+  /** Every capped record in write order: what a full store drops first. */
+  readonly #capped = new Set<string>();
+  /** Revoked grants, until when they stay closed (milliseconds since the epoch). */
+  readonly #closedGrants = new Map<string, number>();
   readonly #now: () => number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+  readonly #metrics = { evicted: 0, shed: 0, refused: 0 };
+  #lastFullSweep = Number.NEGATIVE_INFINITY;
   #writesSinceSweep = 0;
   /** One counter for all records, so a record deleted and written again never repeats a revision. */
   #revisions = 0;
   /** Writes until the next sweep: the size the last sweep left, so sweeps cost O(1) amortised. */
   #sweepAfterWrites = SWEEP_EVERY_WRITES;
 
-  constructor(options: { now?: () => number } = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (!(Number.isSafeInteger(this.#maxBytes) && this.#maxBytes > 0)) {
+      throw new RangeError(`maxBytes must be a positive integer, got ${options.maxBytes}`);
+    }
   }
 
   async get<T>(namespace: string, id: string): Promise<T | undefined> {
@@ -40,7 +89,9 @@ export class MemoryStore implements Store {
     value: T,
     options: RecordOptions = {},
   ): Promise<void> {
-    this.#write(key(namespace, id), value, options);
+    const k = key(namespace, id);
+    if (this.#isClosed(options.grantId)) this.#remove(k);
+    else this.#write(k, value, options);
   }
 
   async add<T>(
@@ -50,17 +101,31 @@ export class MemoryStore implements Store {
     options: RecordOptions = {},
   ): Promise<boolean> {
     const k = key(namespace, id);
-    if (this.#live(k)) return false;
+    if (this.#live(k) || this.#isClosed(options.grantId)) return false;
     this.#write(k, value, options);
     return true;
   }
 
-  async consume<T>(namespace: string, id: string): Promise<ConsumeResult<T> | undefined> {
+  async consume<T, N = unknown>(
+    namespace: string,
+    id: string,
+    note?: N,
+  ): Promise<ConsumeResult<T, N> | undefined> {
     const entry = this.#live(key(namespace, id));
     if (!entry) return undefined;
     const firstUse = !entry.consumed;
-    entry.consumed = true;
-    return { value: JSON.parse(entry.json) as T, firstUse };
+    if (firstUse) {
+      entry.consumed = true;
+      if (note !== undefined) {
+        // Counted, not made room for: a note is small, and a redemption must not fail for it.
+        entry.note = JSON.stringify(note);
+        entry.bytes += entry.note.length;
+        this.#bytes += entry.note.length;
+      }
+    }
+    const result: ConsumeResult<T, N> = { value: JSON.parse(entry.json) as T, firstUse };
+    if (entry.note !== undefined) result.note = JSON.parse(entry.note) as N;
+    return result;
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
@@ -68,12 +133,50 @@ export class MemoryStore implements Store {
     return entry ? { value: JSON.parse(entry.json) as T, revision: entry.revision } : undefined;
   }
 
-  async replace<T>(namespace: string, id: string, revision: number, value: T): Promise<boolean> {
-    const entry = this.#live(key(namespace, id));
+  async replace<T>(
+    namespace: string,
+    id: string,
+    revision: number,
+    value: T,
+    options: ReplaceOptions = {},
+  ): Promise<boolean> {
+    const k = key(namespace, id);
+    const entry = this.#live(k);
     if (!entry || entry.revision !== revision) return false;
-    entry.json = JSON.stringify(value);
-    entry.revision = ++this.#revisions;
+    const json = JSON.stringify(value);
+    const bytes = entryBytes(k, json);
+    this.#makeRoom(bytes - entry.bytes);
+    // Making room may have dropped this very record, if it was capped.
+    if (this.#entries.get(k) !== entry) return false;
+    this.#bytes += bytes - entry.bytes;
+    Object.assign(entry, { json, bytes, revision: ++this.#revisions });
+    if (options.ttlSeconds !== undefined) entry.expiresAt = this.#now() + options.ttlSeconds * 1000;
     return true;
+  }
+
+  async setCapped<T>(
+    namespace: string,
+    id: string,
+    value: T,
+    options: CappedRecordOptions,
+  ): Promise<number> {
+    checkCappedOptions(options);
+    const k = key(namespace, id);
+    this.#write(
+      k,
+      value,
+      { ttlSeconds: options.ttlSeconds },
+      options.caps.map((cap) => cap.key),
+    );
+    let dropped = 0;
+    for (const cap of options.caps) {
+      for (const victim of this.#caps.excess(cap.key, cap.max)) {
+        if (this.#live(victim)) dropped++;
+        this.#remove(victim);
+      }
+    }
+    this.#metrics.evicted += dropped;
+    return dropped;
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
@@ -88,10 +191,11 @@ export class MemoryStore implements Store {
     return keys.map(splitKey);
   }
 
-  async revokeGrant(grantId: string): Promise<number> {
-    let removed = 0;
+  async revokeGrant(grantId: string): Promise<RecordKey[]> {
+    this.#closedGrants.set(grantId, this.#now() + REVOKED_GRANT_SECONDS * 1000);
+    const removed: RecordKey[] = [];
     for (const k of [...(this.#grants.get(grantId) ?? [])]) {
-      if (this.#live(k)) removed++;
+      if (this.#live(k)) removed.push(splitKey(k));
       this.#remove(k);
     }
     return removed;
@@ -104,9 +208,31 @@ export class MemoryStore implements Store {
     return this.#entries.size;
   }
 
+  /** What the records held count as against `maxBytes`. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  metrics(): StoreMetrics {
+    return { ...this.#metrics, records: this.#entries.size };
+  }
+
   async close(): Promise<void> {
     this.#entries.clear();
     this.#grants.clear();
+    this.#caps.clear();
+    this.#capped.clear();
+    this.#bytes = 0;
+    this.#closedGrants.clear();
+  }
+
+  #isClosed(grantId: string | undefined): boolean {
+    if (grantId === undefined) return false;
+    const until = this.#closedGrants.get(grantId);
+    if (until === undefined) return false;
+    if (until > this.#now()) return true;
+    this.#closedGrants.delete(grantId);
+    return false;
   }
 
   #live(k: string): Entry | undefined {
@@ -119,19 +245,30 @@ export class MemoryStore implements Store {
     return entry;
   }
 
-  #write(k: string, value: unknown, options: RecordOptions): void {
+  #write(k: string, value: unknown, options: RecordOptions, caps?: readonly string[]): void {
+    const json = JSON.stringify(value);
+    const bytes = entryBytes(k, json);
+    // Room first: a refused write leaves the record it would have replaced as it was.
+    this.#makeRoom(bytes - (this.#entries.get(k)?.bytes ?? 0));
     this.#remove(k);
     const expiresAt =
       options.ttlSeconds === undefined
         ? Number.POSITIVE_INFINITY
         : this.#now() + options.ttlSeconds * 1000;
     this.#entries.set(k, {
-      json: JSON.stringify(value),
+      json,
       expiresAt,
       grantId: options.grantId,
       consumed: false,
       revision: ++this.#revisions,
+      bytes,
+      caps,
     });
+    this.#bytes += bytes;
+    if (caps) {
+      for (const cap of caps) this.#caps.add(cap, k);
+      this.#capped.add(k);
+    }
     if (options.grantId !== undefined) {
       const members = this.#grants.get(options.grantId) ?? new Set<string>();
       this.#grants.set(options.grantId, members);
@@ -140,10 +277,35 @@ export class MemoryStore implements Store {
     if (++this.#writesSinceSweep >= this.#sweepAfterWrites) this.#sweep();
   }
 
+  /**
+   * Drops capped records, oldest first, until `bytes` more fit; with none left, sweeps the
+   * expired records (at most once a second) and then refuses.
+   */
+  #makeRoom(bytes: number): void {
+    while (this.#bytes + bytes > this.#maxBytes) {
+      const oldest = this.#capped.values().next();
+      if (!oldest.done) {
+        if (this.#live(oldest.value)) this.#metrics.shed++;
+        this.#remove(oldest.value);
+      } else if (this.#now() - this.#lastFullSweep >= FULL_SWEEP_INTERVAL_MS) {
+        this.#lastFullSweep = this.#now();
+        this.#sweep();
+      } else {
+        this.#metrics.refused++;
+        throw new StoreUnavailableError('the memory store is full (maxBytes)');
+      }
+    }
+  }
+
   #remove(k: string): void {
     const entry = this.#entries.get(k);
     if (!entry) return;
     this.#entries.delete(k);
+    this.#bytes -= entry.bytes;
+    if (entry.caps) {
+      for (const cap of entry.caps) this.#caps.remove(cap, k);
+      this.#capped.delete(k);
+    }
     if (entry.grantId === undefined) return;
     const members = this.#grants.get(entry.grantId);
     members?.delete(k);
@@ -156,9 +318,14 @@ export class MemoryStore implements Store {
     for (const [k, entry] of this.#entries) {
       if (entry.expiresAt <= now) this.#remove(k);
     }
+    for (const [grantId, until] of this.#closedGrants) {
+      if (until <= now) this.#closedGrants.delete(grantId);
+    }
     this.#sweepAfterWrites = Math.max(SWEEP_EVERY_WRITES, this.#entries.size);
   }
 }
+
+const entryBytes = (k: string, json: string) => k.length + json.length + ENTRY_OVERHEAD_BYTES;
 
 const SEPARATOR = '\u0000';
 const key = (namespace: string, id: string) => `${namespace}${SEPARATOR}${id}`;

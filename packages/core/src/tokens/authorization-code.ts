@@ -2,6 +2,7 @@ import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { ConsumeResult } from '../store/store.js';
+import { ClosedGrantError } from './closed-grant.js';
 import type { UserGrant } from './user-grant.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
@@ -18,7 +19,8 @@ export interface AuthorizationCodeRecord extends UserGrant {
 
 /**
  * Issues a one-time authorization code. The store holds it under a digest, never in the clear,
- * and under the grant id so a replay can revoke everything issued from it.
+ * and under the grant id so a replay can revoke everything issued from it. `ClosedGrantError`
+ * when that grant was revoked.
  */
 export async function issueAuthorizationCode(
   context: RealmContext,
@@ -27,10 +29,16 @@ export async function issueAuthorizationCode(
   const code = randomId(32);
   const ttl = context.realm.config.authorization_code_ttl;
   const record: AuthorizationCodeRecord = { ...details, exp: nowSeconds(context) + ttl };
-  await context.store.set(AUTHORIZATION_CODE_NAMESPACE, codeRecordId(context, code), record, {
-    ttlSeconds: ttl,
-    grantId: details.grantId,
-  });
+  const kept = await context.store.add(
+    AUTHORIZATION_CODE_NAMESPACE,
+    codeRecordId(context, code),
+    record,
+    {
+      ttlSeconds: ttl,
+      grantId: details.grantId,
+    },
+  );
+  if (!kept) throw new ClosedGrantError();
   return code;
 }
 
@@ -48,15 +56,6 @@ export async function consumeAuthorizationCode(
   );
   if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
   return consumed;
-}
-
-/**
- * Whether the code's record is still stored, used or not. False once its grant was revoked: the
- * token endpoint asks after issuing tokens, to catch a replay that revoked the grant meanwhile.
- */
-export async function authorizationCodeHeld(context: RealmContext, code: string): Promise<boolean> {
-  const record = await context.store.get(AUTHORIZATION_CODE_NAMESPACE, codeRecordId(context, code));
-  return record !== undefined;
 }
 
 const codeRecordId = (context: RealmContext, code: string) =>

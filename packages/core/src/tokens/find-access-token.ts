@@ -17,9 +17,18 @@ export interface FoundAccessToken {
 
 /**
  * Resolves a presented access token, or undefined when it is not a live access token of this
- * realm (unknown, expired, revoked, forged, or another kind of token).
+ * realm (unknown, expired, revoked, forged, another kind of token, or its client is no longer
+ * one of the realm's: a client removed from a loaded realm takes its tokens with it).
  */
 export async function findAccessToken(
+  context: RealmContext,
+  token: string,
+): Promise<FoundAccessToken | undefined> {
+  const found = await presentedAccessToken(context, token);
+  return found && context.realm.clients.has(found.record.client_id) ? found : undefined;
+}
+
+async function presentedAccessToken(
   context: RealmContext,
   token: string,
 ): Promise<FoundAccessToken | undefined> {
@@ -75,5 +84,9 @@ function recordFromClaims(
     exp,
   };
   if (realm.resources.has(aud)) record.resource = aud;
+  const { userinfo_claims } = claims;
+  if (Array.isArray(userinfo_claims) && userinfo_claims.every((name) => typeof name === 'string')) {
+    record.userinfo_claims = userinfo_claims;
+  }
   return record;
 }

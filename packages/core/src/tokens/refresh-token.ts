@@ -1,4 +1,7 @@
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { nowSeconds, type RealmContext } from '../context.js';
+import { base64urlFromBytes } from '../crypto/base64url.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { ConsumeResult } from '../store/store.js';
@@ -20,25 +23,34 @@ export interface RefreshTokenRecord extends UserGrant {
  * The realm's refresh_token_ttl counts from the authorization, not from the last refresh: the
  * first token of a grant expires `refresh_token_ttl` seconds after it was issued, and a rotated
  * token is passed its predecessor's `exp`, so rotation never extends a grant.
+ *
+ * `token` is a rotated token's successor (see `successorToken`), which every request repeating
+ * the rotation within the grace issues again: it is only added, never replaced, so a successor
+ * its client has already used stays used.
  */
 export async function issueRefreshToken(
   context: RealmContext,
   grant: UserGrant,
   exp?: number,
+  token?: string,
 ): Promise<string> {
-  const token = randomId(32);
+  const issued = token ?? randomId(32);
   const iat = nowSeconds(context);
   const record: RefreshTokenRecord = {
     ...grant,
     iat,
     exp: exp ?? iat + context.realm.config.refresh_token_ttl,
   };
-  await context.store.set(REFRESH_TOKEN_NAMESPACE, refreshTokenRecordId(context, token), record, {
+  const id = refreshTokenRecordId(context, issued);
+  const options = {
     // A store may refuse a TTL below one second; the record's own exp still rules.
     ttlSeconds: Math.max(record.exp - iat, 1),
     grantId: grant.grantId,
-  });
-  return token;
+  };
+  // Not kept when the grant was revoked meanwhile: the token then does not work.
+  if (token === undefined) await context.store.set(REFRESH_TOKEN_NAMESPACE, id, record, options);
+  else await context.store.add(REFRESH_TOKEN_NAMESPACE, id, record, options);
+  return issued;
 }
 
 /**
@@ -56,20 +68,53 @@ export async function findRefreshToken(
   return record && record.exp > nowSeconds(context) ? record : undefined;
 }
 
-/** Whether the token's record still exists, expired or not: false once its grant was revoked. */
-export async function refreshTokenHeld(context: RealmContext, token: string): Promise<boolean> {
-  const key = refreshTokenRecordId(context, token);
-  return (await context.store.get(REFRESH_TOKEN_NAMESPACE, key)) !== undefined;
+/**
+ * What the first use of a refresh token left with it when the realm has a rotation grace: when
+ * it was, and the salt its successor is derived from.
+ */
+export interface RotationNote {
+  /** Milliseconds since the epoch. */
+  at: number;
+  salt: string;
 }
 
-/** Marks the refresh token used (rotation): `firstUse` false means it was already rotated. */
+/** A note for a rotation starting now, or undefined when the realm has no grace. */
+export function rotationNote(context: RealmContext): RotationNote | undefined {
+  if (context.realm.config.refresh_token_rotation_grace === 0) return undefined;
+  return { at: context.now(), salt: randomId(16) };
+}
+
+/** Whether a token first used as `note` says may still be presented again (the grace). */
+export function withinRotationGrace(context: RealmContext, note: RotationNote | undefined) {
+  const graceMs = context.realm.config.refresh_token_rotation_grace * 1000;
+  return note !== undefined && graceMs > 0 && context.now() - note.at <= graceMs;
+}
+
+/**
+ * The successor of a rotated token: derived from the token and its note's salt, so that every
+ * request presenting the token within the grace answers the same successor while the store holds
+ * neither token nor successor in the clear, only their digests and the salt. Without the salt,
+ * which only the store has, a stolen token does not give away its successor.
+ */
+export function successorToken(token: string, note: RotationNote): string {
+  return base64urlFromBytes(hmac(sha256, encoder.encode(token), encoder.encode(note.salt)));
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Marks the refresh token used (rotation): `firstUse` false means it was already rotated. The
+ * first use leaves `note` with the record, and every use gets that first note back.
+ */
 export async function consumeRefreshToken(
   context: RealmContext,
   token: string,
-): Promise<ConsumeResult<RefreshTokenRecord> | undefined> {
-  const consumed = await context.store.consume<RefreshTokenRecord>(
+  note?: RotationNote,
+): Promise<ConsumeResult<RefreshTokenRecord, RotationNote> | undefined> {
+  const consumed = await context.store.consume<RefreshTokenRecord, RotationNote>(
     REFRESH_TOKEN_NAMESPACE,
     refreshTokenRecordId(context, token),
+    note,
   );
   if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
   return consumed;

@@ -1,3 +1,5 @@
+import type { RequestedClaims } from '../authorization/claims-request.js';
+
 /**
  * What a user authorized for one client in one authorization: carried from the authorization
  * request through the code into every token of the grant. `grantId` groups the code, the access
@@ -16,6 +18,11 @@ export interface UserGrant {
   authTime: number;
   acr?: string;
   amr?: string[];
+  /**
+   * Claims the client asked for by name (OIDC Core 1.0 §5.5) and the user agreed to release,
+   * beyond those of `scopes`; `acr` in `id_token` asks for the acr claim.
+   */
+  claims?: RequestedClaims;
   /** The public session id (`sid` claim) of the browser session the grant came from. */
   sid?: string;
 }

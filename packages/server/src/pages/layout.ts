@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '@gatehouse/core';
-import type { Locale } from '../i18n.js';
+import { escapeHtml } from '@gatehouse-oidc/core';
+import type { Locale } from './i18n.js';
 
 /** HTML that is already safe: built only by `html` below, which escapes every interpolation. */
 export class SafeHtml {

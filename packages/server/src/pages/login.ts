@@ -1,5 +1,5 @@
-import type { Locale } from '../i18n.js';
-import { MESSAGES } from '../i18n.js';
+import type { Locale } from './i18n.js';
+import { MESSAGES } from './i18n.js';
 import { html, layout, type SafeHtml } from './layout.js';
 
 export interface LoginView {

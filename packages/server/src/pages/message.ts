@@ -1,4 +1,4 @@
-import { type Locale, MESSAGES, type Messages } from '../i18n.js';
+import { type Locale, MESSAGES, type Messages } from './i18n.js';
 import { html, layout } from './layout.js';
 
 /** Pages that only say something: each a title and a paragraph of the messages. */

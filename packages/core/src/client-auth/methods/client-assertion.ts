@@ -4,21 +4,24 @@ import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { Client } from '../../realms/realm.js';
+import { JwksFetchError } from '../fetch-jwks.js';
 import type { PresentedCredentials } from '../presented.js';
 
-/** RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth. */
+/**
+ * RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth.
+ */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_JTI_LENGTH = 256;
 const JTI_NAMESPACE = 'assertion_jti';
 
 /**
- * client_secret_jwt and private_key_jwt (RFC 7523 §3, OIDC Core §9): the signature is checked
+ * client_secret_jwt and private_key_jwt (RFC 7523 §3, OIDC Core 1.0 §9): the signature is checked
  * only against the client's registered secret or keys, with algorithms pinned to the method, so
  * header-supplied keys (`jwk`, `jku`, `x5u`, `x5c`), `none` and HMAC-with-a-public-key never pass.
- * `iss` = `sub` = client_id, `aud` the issuer, the endpoint called or the token endpoint (which many
- * client libraries send whatever the endpoint), `exp` required and near, and every
- * `jti` is accepted once.
+ * `iss` = `sub` = client_id, `aud` the issuer, the endpoint called or the token endpoint (which
+ * many client libraries send whatever the endpoint), `exp` required and near, and every `jti` is
+ * accepted once.
  */
 export async function verifyClientAssertion(
   client: Client | undefined,
@@ -26,7 +29,7 @@ export async function verifyClientAssertion(
   context: RealmContext,
   endpointUrl: string,
 ): Promise<boolean> {
-  const key = client?.assertionKey;
+  const key = client && verificationKey(client, context);
   if (!client || !key || presented.kind !== 'assertion') return false;
   const pinned = client.config.token_endpoint_auth_signing_alg;
   const family =
@@ -36,7 +39,7 @@ export async function verifyClientAssertion(
 
   let payload: { exp?: number; jti?: string; aud?: unknown };
   try {
-    const verified = await jwtVerify(presented.assertion, key as Parameters<typeof jwtVerify>[1], {
+    const verified = await jwtVerify(presented.assertion, key, {
       algorithms: pinned ? [pinned] : [...family],
       issuer: client.id,
       subject: client.id,
@@ -48,6 +51,10 @@ export async function verifyClientAssertion(
     payload = verified.payload;
   } catch (error) {
     if (error instanceof errors.JOSEError) return false;
+    // Its jwks_uri could not be fetched: reported by the key set when the fetch failed.
+    if (error instanceof JwksFetchError) {
+      throw new OAuthError('invalid_client', 'the client keys could not be fetched');
+    }
     // The client's registered keys are unusable or its jwks_uri unreachable: the client cannot
     // authenticate, and operators must hear of it.
     throw new OAuthError('invalid_client', 'the client keys could not be used', {
@@ -75,4 +82,11 @@ export async function verifyClientAssertion(
   const firstUse = await context.store.add(JTI_NAMESPACE, id, {}, remember);
   if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
   return true;
+}
+
+/** The secret or key set the assertion must be signed with; a remote set is the provider's. */
+function verificationKey(client: Client, context: RealmContext) {
+  const key = client.assertionKey;
+  if (key === undefined || key instanceof Uint8Array || typeof key === 'function') return key;
+  return context.remoteKeySets.keyFor(context.realm.name, client.id, key.jwksUri);
 }

@@ -27,7 +27,7 @@ const METHODS: Record<ClientAuthMethod, MethodEntry> = {
   none: { presentedAs: 'none', verify: (client) => client !== undefined },
 };
 
-/** Client authentication methods by registered name (OIDC Core §9). */
+/** Client authentication methods by registered name (OIDC Core 1.0 §9). */
 export const CLIENT_AUTH_REGISTRY: ReadonlyMap<ClientAuthMethod, MethodEntry> = new Map(
   Object.entries(METHODS) as Array<[ClientAuthMethod, MethodEntry]>,
 );

@@ -1,0 +1,21 @@
+/**
+ * `@gatehouse-oidc/core/adapter`: what an adapter needs to bind a provider to an HTTP framework
+ * (docs/adapters.md): the exchange types, the body limit and a bounded body reader, and the
+ * answers an adapter gives itself before the provider sees a request.
+ */
+import { recordedBodyLimit } from '../http/body-limit.js';
+import type { Provider } from '../provider.js';
+
+export { payloadTooLargeResponse } from '../errors/to-response.js';
+export { isFormUrlEncoded } from '../http/media-type.js';
+export { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
+export type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
+export { joinHeaderValues } from '../http/types.js';
+
+/**
+ * The largest request body the provider accepts (its `maxBodyBytes` option). Answer a larger one
+ * with `payloadTooLargeResponse()` without buffering more than this.
+ */
+export function bodyLimit(provider: Provider): number {
+  return recordedBodyLimit(provider);
+}

@@ -1,0 +1,140 @@
+import { nowSeconds, type RealmContext } from '../context.js';
+import { randomId } from '../crypto/random.js';
+import type { Realm } from '../realms/realm.js';
+import { userIndex, userRecords } from '../sessions/user-index.js';
+import type { Revised } from '../store/store.js';
+
+/** 0.4 kept scopes alone under `consent`; those records are left to expire (the user is asked again). */
+export const CONSENT_NAMESPACE = 'user_consent';
+/** A consent lapses a year after it was last given. */
+const CONSENT_TTL_SECONDS = 365 * 86_400;
+/** Compare-and-set attempts on one consent before giving up. */
+const MAX_UPDATE_ATTEMPTS = 4;
+
+/**
+ * A user's consent to a client, the "grant" of the sessions-and-grants API: which scopes, since
+ * when. The codes and tokens the client gets for the user are issued under store grants that are
+ * registered with it (`registerGrant`), so revoking the consent revokes all of them.
+ */
+export interface ConsentRecord {
+  /** New whenever the consent is given after a revocation: the registrations follow it. */
+  id: string;
+  sub: string;
+  clientId: string;
+  scopes: string[];
+  /** Seconds since the epoch when the user first gave it. */
+  createdAt: number;
+}
+
+/** The user's consent to the client, or undefined. */
+export async function readConsent(
+  context: RealmContext,
+  sub: string,
+  clientId: string,
+): Promise<Revised<ConsentRecord> | undefined> {
+  return context.store.read<ConsentRecord>(
+    CONSENT_NAMESPACE,
+    consentRecordId(context.realm, sub, clientId),
+  );
+}
+
+/** Every consent the user has given in the realm. */
+export async function listConsents(context: RealmContext, sub: string): Promise<ConsentRecord[]> {
+  const records = await userRecords<ConsentRecord>(context, sub, CONSENT_NAMESPACE);
+  return records.map((record) => record.value);
+}
+
+/**
+ * Makes the user's consent to the client cover `scopes` and returns it: adds them to an existing
+ * consent or gives a new one. `renew` (the user just consented) also restarts its year; `known`,
+ * a consent read in this request, saves reading it again when it already covers the scopes.
+ */
+export async function giveConsent(
+  context: RealmContext,
+  sub: string,
+  clientId: string,
+  scopes: readonly string[],
+  { renew = false, known }: { renew?: boolean; known?: Revised<ConsentRecord> } = {},
+): Promise<ConsentRecord> {
+  const { store, realm } = context;
+  const recordId = consentRecordId(realm, sub, clientId);
+  let current = known;
+  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+    current ??= await readConsent(context, sub, clientId);
+    if (!current) {
+      const given: ConsentRecord = {
+        id: randomId(16),
+        sub,
+        clientId,
+        scopes: [...new Set(scopes)],
+        createdAt: nowSeconds(context),
+      };
+      const options = { ttlSeconds: CONSENT_TTL_SECONDS, grantId: userIndex(realm, sub) };
+      if (await store.add(CONSENT_NAMESPACE, recordId, given, options)) return given;
+    } else {
+      const covered = scopes.every((scope) => current?.value.scopes.includes(scope));
+      if (covered && !renew) return current.value;
+      const extended = {
+        ...current.value,
+        scopes: [...new Set([...current.value.scopes, ...scopes])],
+      };
+      if (
+        await store.replace(CONSENT_NAMESPACE, recordId, current.revision, extended, {
+          ttlSeconds: CONSENT_TTL_SECONDS,
+        })
+      )
+        return extended;
+    }
+    current = undefined;
+  }
+  throw new Error('the consent kept changing while it was given');
+}
+
+/**
+ * Withdraws the user's consent to the client: the next authorization asks again, and every store
+ * grant registered with it is revoked, so every code, access token and refresh token the client
+ * holds for the user stops working. Returns the consent, or undefined when there was none.
+ */
+export async function revokeConsent(
+  context: RealmContext,
+  sub: string,
+  clientId: string,
+): Promise<ConsentRecord | undefined> {
+  const read = await readConsent(context, sub, clientId);
+  if (!read) return undefined;
+  await context.store.delete(CONSENT_NAMESPACE, consentRecordId(context.realm, sub, clientId));
+  const registered = await context.store.revokeGrant(consentIndex(read.value.id));
+  const prefix = `${context.realm.name}/`;
+  await Promise.all(
+    registered
+      .filter((key) => key.namespace === REGISTRATION_NAMESPACE && key.id.startsWith(prefix))
+      .map((key) => context.store.revokeGrant(key.id.slice(prefix.length))),
+  );
+  return read.value;
+}
+
+/**
+ * Registers a store grant with the consent, for `ttlSeconds` (as long as the grant's tokens may
+ * live): revoking the consent revokes it. False when the consent was revoked meanwhile.
+ */
+export function registerGrant(
+  context: RealmContext,
+  consent: ConsentRecord,
+  grantId: string,
+  ttlSeconds: number,
+): Promise<boolean> {
+  return context.store.add(
+    REGISTRATION_NAMESPACE,
+    `${context.realm.name}/${grantId}`,
+    { clientId: consent.clientId },
+    { ttlSeconds, grantId: consentIndex(consent.id) },
+  );
+}
+
+const REGISTRATION_NAMESPACE = 'consent_grant';
+
+/** The store grant the registrations of one consent are written under. */
+const consentIndex = (consentId: string) => `consent:${consentId}`;
+
+export const consentRecordId = (realm: Realm, sub: string, clientId: string) =>
+  `${realm.name}/${encodeURIComponent(sub)}/${encodeURIComponent(clientId)}`;

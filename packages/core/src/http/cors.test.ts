@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { Client, Realm } from '../realms/realm.js';
+import { preflightResponse, withClientCors, withPolicyCors } from './cors.js';
+import type { GatehouseRequest, GatehouseResponse } from './types.js';
+
+const realm = {
+  corsOrigins: new Set(['https://a.example', 'https://b.example']),
+} as unknown as Realm;
+const clientA = { allowedOrigins: new Set(['https://a.example']) } as unknown as Client;
+const from = (origin?: string): GatehouseRequest => ({
+  method: 'POST',
+  path: '/oauth/r/token',
+  query: '',
+  headers: origin === undefined ? {} : { origin },
+});
+const answer = (): GatehouseResponse => ({ status: 200, headers: { 'cache-control': 'no-store' } });
+
+describe('preflightResponse', () => {
+  it('allows an origin of any client of the realm, for the methods of the endpoint', () => {
+    expect(
+      preflightResponse(from('https://b.example'), 'clients', ['POST', 'OPTIONS'], realm),
+    ).toEqual({
+      status: 204,
+      headers: {
+        'access-control-allow-origin': 'https://b.example',
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'Authorization, Content-Type, DPoP',
+        'access-control-max-age': '600',
+        vary: 'Origin',
+      },
+    });
+  });
+
+  it('allows nothing to another origin, or to a request without one', () => {
+    for (const origin of ['https://c.example', undefined]) {
+      expect(preflightResponse(from(origin), 'clients', ['POST'], realm)).toEqual({
+        status: 204,
+        headers: { vary: 'Origin' },
+      });
+    }
+  });
+
+  it('allows any origin to a public endpoint, without Vary', () => {
+    const response = preflightResponse(from('https://c.example'), 'public', ['GET'], realm);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers.vary).toBeUndefined();
+  });
+});
+
+describe('withClientCors and withPolicyCors', () => {
+  it("echo an origin the client allows, and no other, adding Vary to the response's own", () => {
+    const allowed = withClientCors(answer(), from('https://a.example'), clientA);
+    expect(allowed.headers).toEqual({
+      'cache-control': 'no-store',
+      'access-control-allow-origin': 'https://a.example',
+      'access-control-expose-headers': 'WWW-Authenticate',
+      vary: 'Origin',
+    });
+    const refused = withClientCors(answer(), from('https://b.example'), clientA);
+    expect(refused.headers).toEqual({ 'cache-control': 'no-store', vary: 'Origin' });
+    const varied = { status: 200, headers: { vary: 'Accept' } };
+    expect(withClientCors(varied, from('https://a.example'), clientA).headers.vary).toBe(
+      'Accept, Origin',
+    );
+  });
+
+  it('fall back on the realm before the client is known, and on * for public endpoints', () => {
+    expect(
+      withPolicyCors(answer(), from('https://b.example'), 'clients', realm).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBe('https://b.example');
+    expect(
+      withPolicyCors(answer(), from('https://c.example'), 'public', realm).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBe('*');
+  });
+
+  it('leave the answer to a request without Origin untouched', () => {
+    const response = answer();
+    expect(withClientCors(response, from(), clientA)).toBe(response);
+    expect(withPolicyCors(response, from(), 'clients', realm)).toBe(response);
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { BackchannelDelivery, BackchannelLogoutError } from './backchannel-delivery.js';
+
+const TARGET = { uri: 'https://rp.example.com/bcl', label: 'client "rp" of realm "demo"' };
+const TOKEN = 'header.payload.signature';
+
+/** A fetch that answers each call with the next of `answers` (a status, or a thrown error). */
+function scripted(answers: Array<number | Error | 'hang'>) {
+  const calls: Array<{ url: string; init: RequestInit | undefined }> = [];
+  const fetchImpl = (async (url: string, init?: RequestInit) => {
+    calls.push({ url, init });
+    const answer = answers[calls.length - 1] ?? 500;
+    if (answer === 'hang') {
+      return new Promise((_, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+      );
+    }
+    if (answer instanceof Error) throw answer;
+    return new Response(answer === 204 ? null : 'x'.repeat(1_000_000), { status: answer });
+  }) as typeof fetch;
+  return { calls, fetchImpl };
+}
+
+function delivery(answers: Array<number | Error | 'hang'>, attempts = 3) {
+  const reported: unknown[] = [];
+  const { calls, fetchImpl } = scripted(answers);
+  const bcl = new BackchannelDelivery(
+    (error) => reported.push(error),
+    { attempts, firstBackoffMs: 1, timeoutMs: 50 },
+    fetchImpl,
+  );
+  return { bcl, calls, reported };
+}
+
+describe('BackchannelDelivery', () => {
+  it('POSTs the token as the logout_token form field, without following redirects', async () => {
+    const { bcl, calls, reported } = delivery([200]);
+    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(calls).toHaveLength(1);
+    const { url, init } = calls[0] ?? { url: '', init: undefined };
+    expect(url).toBe(TARGET.uri);
+    expect(init).toMatchObject({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `logout_token=${TOKEN}`,
+      redirect: 'manual',
+    });
+    expect(reported).toEqual([]);
+  });
+
+  it('takes 204 as delivered too', async () => {
+    expect(await delivery([204]).bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+  });
+
+  it('retries network failures, timeouts and 5xx, then succeeds', async () => {
+    const { bcl, calls, reported } = delivery([new Error('ECONNREFUSED'), 'hang', 503, 200], 4);
+    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(calls).toHaveLength(4);
+    expect(reported).toEqual([]);
+  });
+
+  it('gives up after the last attempt and reports once, naming the client but not the token', async () => {
+    const { bcl, calls, reported } = delivery([500, 502, 'hang']);
+    expect(await bcl.deliver(TARGET, TOKEN)).toBe('no answer within 50 ms');
+    expect(calls).toHaveLength(3);
+    expect(reported).toHaveLength(1);
+    const error = reported[0] as Error;
+    expect(error).toBeInstanceOf(BackchannelLogoutError);
+    expect(error.message).toBe(
+      'back-channel logout to client "rp" of realm "demo" failed: no answer within 50 ms',
+    );
+    expect(error.message).not.toContain(TOKEN);
+  });
+
+  it.each([400, 401, 404, 302])(
+    'does not retry HTTP %i, which another attempt would not change',
+    async (status) => {
+      const { bcl, calls, reported } = delivery([status, 200]);
+      expect(await bcl.deliver(TARGET, TOKEN)).toBe(`answered HTTP ${status}`);
+      expect(calls).toHaveLength(1);
+      expect((reported[0] as Error).message).toMatch(new RegExp(`answered HTTP ${status}$`));
+    },
+  );
+
+  it('retries 429', async () => {
+    const { bcl, calls } = delivery([429, 200]);
+    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(calls).toHaveLength(2);
+  });
+});

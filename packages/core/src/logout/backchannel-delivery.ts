@@ -1,0 +1,105 @@
+/** What one back-channel logout notification may cost. */
+export interface BackchannelDeliveryOptions {
+  /** Milliseconds each attempt may take, from the request to the response's status. */
+  timeoutMs: number;
+  /** Attempts at most, the first included. */
+  attempts: number;
+  /** The wait before the second attempt; it doubles before each further one. */
+  firstBackoffMs: number;
+}
+
+export const DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS: Readonly<BackchannelDeliveryOptions> = {
+  timeoutMs: 5000,
+  attempts: 3,
+  firstBackoffMs: 1000,
+};
+
+/** A logout token did not reach a client; the message names the client, never the token. */
+export class BackchannelLogoutError extends Error {
+  override name = 'BackchannelLogoutError';
+}
+
+/** Where a logout token goes: the client's backchannel_logout_uri, and how reports name it. */
+export interface BackchannelTarget {
+  uri: string;
+  /** E.g. `client "mail" of realm "demo"`. */
+  label: string;
+}
+
+/** An answer worth another attempt: the receiver may do better later. */
+const isTransient = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/**
+ * POSTs logout tokens to relying parties (Back-Channel Logout 1.0 §2.5) in the background: the
+ * logout that caused them never waits for a receiver. Each attempt is bounded in time, and no
+ * answer's body is read (the status says all, so a receiver cannot make the provider hold an
+ * endless body); redirects are not followed. A network failure, a timeout, 408, 429 or 5xx is
+ * retried after a growing backoff, a bounded number of times; any other answer than 200 or 204
+ * ends the delivery. Each delivery that fails in the end is reported once.
+ */
+export class BackchannelDelivery {
+  readonly #options: BackchannelDeliveryOptions;
+
+  constructor(
+    private readonly report: (error: unknown) => void,
+    options: Partial<BackchannelDeliveryOptions> = {},
+    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+  ) {
+    this.#options = { ...DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS, ...options };
+  }
+
+  /**
+   * Delivers `token` to `target`; resolves with why it did not arrive, or undefined once it did.
+   * Never rejects.
+   */
+  async deliver(target: BackchannelTarget, token: string): Promise<string | undefined> {
+    const { attempts, firstBackoffMs } = this.#options;
+    let reason = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) await delay(firstBackoffMs * 2 ** (attempt - 2));
+      const outcome = await this.#attempt(target.uri, token);
+      if (outcome.delivered) return undefined;
+      reason = outcome.reason;
+      if (!outcome.retry) break;
+    }
+    this.report(
+      new BackchannelLogoutError(`back-channel logout to ${target.label} failed: ${reason}`),
+    );
+    return reason;
+  }
+
+  async #attempt(
+    uri: string,
+    token: string,
+  ): Promise<{ delivered: true } | { delivered: false; retry: boolean; reason: string }> {
+    const { timeoutMs } = this.#options;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const response = await this.fetchImpl(uri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: token }).toString(),
+        redirect: 'manual',
+        signal: controller.signal,
+      });
+      await response.body?.cancel().catch(() => {});
+      if (response.status === 200 || response.status === 204) return { delivered: true };
+      return {
+        delivered: false,
+        retry: isTransient(response.status),
+        reason: `answered HTTP ${response.status}`,
+      };
+    } catch {
+      const reason = controller.signal.aborted
+        ? `no answer within ${timeoutMs} ms`
+        : 'could not be reached';
+      return { delivered: false, retry: true, reason };
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,138 @@
+import type { ConfigIssue } from '@gatehouse-oidc/core';
+import { formatIssue } from '@gatehouse-oidc/core';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { RealmCatalog } from '../realms/realm-catalog.js';
+import type { EditOutcome, RealmEditor } from '../realms/realm-editor.js';
+import { withoutSecrets } from './without-secrets.js';
+
+export interface RealmRoutesOptions {
+  catalog: RealmCatalog;
+  editor: RealmEditor;
+}
+
+/** A realm with many clients and users is larger than the admin API's other bodies. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+interface RealmParams {
+  realm: string;
+}
+
+interface ClientParams extends RealmParams {
+  client_id: string;
+}
+
+/**
+ * The realms and clients of the admin API (docs/standalone-server.md): registered inside the
+ * admin routes, whose token check and error answers apply.
+ */
+export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
+  app,
+  { catalog, editor },
+) => {
+  app.removeAllContentTypeParsers();
+  // The body stays text: JSON that does not parse is answered like any other invalid body.
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.get('/realms', async (_request, reply) =>
+    json(reply, 200, { realms: await catalog.names() }),
+  );
+
+  app.get<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
+    const found = await catalog.find(request.params.realm);
+    return found ? json(reply, 200, withoutSecrets(found.config)) : notFound(reply);
+  });
+
+  app.put<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
+    const body = parseBody(request.body);
+    if ('issues' in body) return invalid(reply, body.issues);
+    return answer(reply, await editor.putRealm(request.params.realm, body.value), () =>
+      catalog.find(request.params.realm).then((found) => found?.config),
+    );
+  });
+
+  app.delete<{ Params: RealmParams }>('/realms/:realm', async (request, reply) =>
+    answer(reply, await editor.deleteRealm(request.params.realm)),
+  );
+
+  app.get<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
+    const client = await findClient(catalog, request.params);
+    return client ? json(reply, 200, withoutSecrets(client)) : notFound(reply);
+  });
+
+  app.put<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
+    const body = parseBody(request.body);
+    if ('issues' in body) return invalid(reply, body.issues);
+    const { realm, client_id: clientId } = request.params;
+    return answer(reply, await editor.putClient(realm, clientId, body.value), () =>
+      findClient(catalog, request.params),
+    );
+  });
+
+  app.delete<{ Params: ClientParams }>(
+    '/realms/:realm/clients/:client_id',
+    async (request, reply) => {
+      const { realm, client_id: clientId } = request.params;
+      return answer(reply, await editor.deleteClient(realm, clientId));
+    },
+  );
+};
+
+async function findClient(catalog: RealmCatalog, { realm, client_id }: ClientParams) {
+  const found = await catalog.find(realm);
+  return found?.config.clients.find((client) => client.client_id === client_id);
+}
+
+function parseBody(body: unknown): { value: unknown } | { issues: ConfigIssue[] } {
+  if (typeof body !== 'string') return { issues: [{ path: '', message: 'must be a JSON body' }] };
+  try {
+    return { value: JSON.parse(body) };
+  } catch {
+    return { issues: [{ path: '', message: 'is not valid JSON' }] };
+  }
+}
+
+/** The answer to a write; a PUT answers with what it wrote, as GET shows it. */
+async function answer(
+  reply: FastifyReply,
+  outcome: EditOutcome,
+  written?: () => Promise<object | undefined>,
+): Promise<FastifyReply> {
+  switch (outcome.status) {
+    case 'created':
+    case 'replaced': {
+      const value = await written?.();
+      return json(reply, outcome.status === 'created' ? 201 : 200, withoutSecrets(value ?? {}));
+    }
+    case 'deleted':
+      return reply.code(204).header('cache-control', 'no-store').send();
+    case 'not_found':
+      return notFound(reply);
+    case 'config_managed':
+      return json(reply, 409, {
+        error: 'config_managed',
+        error_description: 'this realm is written in the config file and changes only with it',
+      });
+    case 'invalid':
+      return invalid(reply, outcome.issues);
+  }
+}
+
+function invalid(reply: FastifyReply, issues: readonly ConfigIssue[]): FastifyReply {
+  return json(reply, 400, {
+    error: 'invalid_request',
+    error_description: issues.map(formatIssue).join('\n'),
+    issues,
+  });
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return json(reply, 404, { error: 'not_found' });
+}
+
+function json(reply: FastifyReply, status: number, body: object): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send(body);
+}

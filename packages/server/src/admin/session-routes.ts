@@ -1,0 +1,95 @@
+import { type Accounts, OAuthError, type Provider } from '@gatehouse-oidc/core';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+
+export interface SessionRoutesOptions {
+  provider: Provider;
+  /** Who the realm's users are: a `sub` none of them has is answered 404. */
+  accounts: Accounts;
+}
+
+interface UserParams {
+  realm: string;
+  sub: string;
+}
+
+/**
+ * "Sessions and grants of a user" of the admin API (shared/design/standalone-server.md), on the
+ * provider's sessions and grants API. Registered inside the admin routes, so their bearer check
+ * and error handler apply: a thrown OAuthError is answered as it is. Nothing answered is a secret:
+ * a session is shown by its sid, never by its cookie.
+ */
+export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
+  app,
+  { provider, accounts },
+) => {
+  /** Rejects with 404 unless the realm exists and has this user. */
+  async function knownUser({ realm, sub }: UserParams): Promise<void> {
+    await knownRealm(realm);
+    if (!(await accounts.findAccount(realm, sub)))
+      throw new OAuthError('not_found', 'unknown user');
+  }
+
+  async function knownRealm(realm: string): Promise<void> {
+    if (!(await provider.realm(realm))) throw new OAuthError('not_found', 'unknown realm');
+  }
+
+  app.get<{ Params: UserParams }>('/realms/:realm/users/:sub/sessions', async (request, reply) => {
+    await knownUser(request.params);
+    const sessions = await provider.sessions.list(request.params.realm, request.params.sub);
+    return sendJson(reply, {
+      sessions: sessions.map(({ sid, authTime, clients }) => ({
+        sid,
+        auth_time: authTime,
+        clients,
+      })),
+    });
+  });
+
+  app.delete<{ Params: UserParams }>(
+    '/realms/:realm/users/:sub/sessions',
+    async (request, reply) => {
+      await knownUser(request.params);
+      await provider.sessions.endAll(request.params.realm, request.params.sub);
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: { realm: string; sid: string } }>(
+    '/realms/:realm/sessions/:sid',
+    async (request, reply) => {
+      const { realm, sid } = request.params;
+      await knownRealm(realm);
+      if (!(await provider.sessions.end(realm, sid)))
+        throw new OAuthError('not_found', 'no live session has this sid');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Params: UserParams }>('/realms/:realm/users/:sub/grants', async (request, reply) => {
+    await knownUser(request.params);
+    const grants = await provider.grants.list(request.params.realm, request.params.sub);
+    return sendJson(reply, {
+      grants: grants.map(({ clientId, scopes, createdAt }) => ({
+        client_id: clientId,
+        scope: scopes.join(' '),
+        created_at: createdAt,
+      })),
+    });
+  });
+
+  app.delete<{ Params: UserParams & { client_id: string } }>(
+    '/realms/:realm/users/:sub/grants/:client_id',
+    async (request, reply) => {
+      const { realm, sub, client_id: clientId } = request.params;
+      await knownUser(request.params);
+      if (!(await provider.grants.revoke(realm, sub, clientId)))
+        throw new OAuthError('not_found', 'the user has no grant to this client');
+      return reply.code(204).send();
+    },
+  );
+};
+
+/** Who signed in where is personal data: no cache keeps it. */
+function sendJson(reply: FastifyReply, body: object) {
+  return reply.code(200).header('cache-control', 'no-store').send(body);
+}

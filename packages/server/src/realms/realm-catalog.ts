@@ -1,0 +1,114 @@
+import type { RealmInput } from '@gatehouse-oidc/core';
+import { providerRealm, type ServerRealmConfig } from '../config/server-config.js';
+import type { ApiRealms } from './api-realms.js';
+
+/**
+ * How long an instance keeps what it read of a realm of the admin API before reading it again:
+ * a change made through another instance is in force here after at most this long.
+ */
+export const API_REALM_CACHE_MS = 2000;
+
+/** A realm as the server uses it, and as the provider takes it. */
+export interface CatalogRealm {
+  config: ServerRealmConfig;
+  /** The same object for as long as the realm is unchanged: the provider builds it once. */
+  input: RealmInput;
+  /** Written in the config file (changes only with the file), or through the admin API. */
+  source: 'file' | 'api';
+}
+
+interface ApiRealm extends CatalogRealm {
+  revision: number;
+}
+
+export interface RealmCatalogOptions {
+  fileRealms: readonly ServerRealmConfig[];
+  apiRealms: ApiRealms;
+  now: () => number;
+  cacheMs?: number;
+}
+
+/**
+ * Every realm of the server: those of the config file, and those written through the admin API
+ * into the shared store, each read again at most every `cacheMs`.
+ */
+export class RealmCatalog {
+  readonly #file: ReadonlyMap<string, CatalogRealm>;
+  readonly #api: ApiRealms;
+  readonly #now: () => number;
+  readonly #cacheMs: number;
+  /** The last read of each realm of the API, while it is fresh; an absent realm is not kept. */
+  readonly #reads = new Map<string, { until: number; realm: Promise<ApiRealm | undefined> }>();
+  /** The latest known version of each realm of the API, for the lookups that cannot wait. */
+  readonly #latest = new Map<string, ApiRealm>();
+
+  constructor({ fileRealms, apiRealms, now, cacheMs = API_REALM_CACHE_MS }: RealmCatalogOptions) {
+    this.#file = new Map(
+      fileRealms.map((config) => [
+        config.name,
+        { config, input: providerRealm(config), source: 'file' as const },
+      ]),
+    );
+    this.#api = apiRealms;
+    this.#now = now;
+    this.#cacheMs = cacheMs;
+  }
+
+  /** The provider's realm loader. */
+  readonly load = async (name: string): Promise<RealmInput | undefined> =>
+    (await this.find(name))?.input;
+
+  async find(name: string): Promise<CatalogRealm | undefined> {
+    const file = this.#file.get(name);
+    if (file) return file;
+    const cached = this.#reads.get(name);
+    if (cached && cached.until > this.#now()) return cached.realm;
+    const realm = this.#read(name);
+    this.#reads.set(name, { until: this.#now() + this.#cacheMs, realm });
+    // Neither a failure nor an absent realm is kept: unknown names must not fill the cache.
+    const forget = () => {
+      if (this.#reads.get(name)?.realm === realm) this.#reads.delete(name);
+    };
+    realm.then((found) => found ?? forget(), forget);
+    return realm;
+  }
+
+  /** Every realm's name: the file's in their order, then the API's. */
+  async names(): Promise<string[]> {
+    const api = (await this.#api.names()).filter((name) => !this.#file.has(name)).sort();
+    return [...this.#file.keys(), ...api];
+  }
+
+  /** The realm as last read, without waiting for the store (login pages, webhooks). */
+  known(name: string): ServerRealmConfig | undefined {
+    return (this.#file.get(name) ?? this.#latest.get(name))?.config;
+  }
+
+  isFileRealm(name: string): boolean {
+    return this.#file.has(name);
+  }
+
+  /** After a write through this instance: the next lookup reads the store again. */
+  forget(name: string): void {
+    this.#reads.delete(name);
+  }
+
+  async #read(name: string): Promise<ApiRealm | undefined> {
+    const record = await this.#api.read(name);
+    if (!record) {
+      this.#latest.delete(name);
+      return undefined;
+    }
+    const latest = this.#latest.get(name);
+    if (latest?.revision === record.revision) return latest;
+    const config = this.#api.decode(name, record.value);
+    const realm: ApiRealm = {
+      config,
+      input: providerRealm(config),
+      source: 'api',
+      revision: record.revision,
+    };
+    this.#latest.set(name, realm);
+    return realm;
+  }
+}

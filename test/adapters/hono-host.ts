@@ -1,0 +1,22 @@
+import type { Provider } from '@gatehouse-oidc/core';
+import { gatehouse } from '@gatehouse-oidc/hono';
+import { Hono } from 'hono';
+
+// Imports no Node module: test/runtimes runs this host app on Bun, Deno and workerd.
+
+/** Gatehouse mounted at `prefix` in a host app. */
+export interface Mount {
+  prefix: string;
+  provider: Provider;
+}
+
+export const HELLO = 'hello from the host app';
+
+/** The Hono host app: `GET /hello`, `POST /echo` through Hono's JSON reader, and the mounts. */
+export function honoHostApp(mounts: readonly Mount[]): Hono {
+  const app = new Hono();
+  app.get('/hello', (c) => c.text(HELLO));
+  app.post('/echo', async (c) => c.json(await c.req.json()));
+  for (const { prefix, provider } of mounts) app.route(prefix, gatehouse(provider));
+  return app;
+}

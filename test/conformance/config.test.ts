@@ -1,0 +1,4 @@
+import { CONFIG } from './support/plans.js';
+import { describePlan } from './support/run-plan.js';
+
+describePlan(CONFIG);

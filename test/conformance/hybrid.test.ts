@@ -1,0 +1,4 @@
+import { HYBRID } from './support/plans.js';
+import { describePlan } from './support/run-plan.js';
+
+describePlan(HYBRID);

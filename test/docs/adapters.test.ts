@@ -1,0 +1,9 @@
+import { describe, expect, it } from 'vitest';
+import { documentedRun, runSnippet } from './typescript-snippet.js';
+
+describe('docs/adapters.md', () => {
+  it('runs the adapter written on @gatehouse-oidc/core/adapter, and prints what it says', async () => {
+    const { script, output } = documentedRun('adapters.md', '## Writing an adapter');
+    expect(await runSnippet('fetch-adapter.mts', script)).toBe(output);
+  }, 30_000);
+});

@@ -1,0 +1,444 @@
+import { MemoryStore } from '@gatehouse-oidc/core';
+import {
+  buildServer,
+  hashPassword,
+  parseServerConfig,
+  type Server,
+  type ServerOptions,
+} from '@gatehouse-oidc/server';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { basicAuthorization, FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
+import { ADMIN_TOKEN, BOB_PASSWORD_HASH, validConfig, withChanges } from './support.js';
+import { aliceSignsIn, codeExchange, refreshRequest, WEB_TOKEN_HEADERS } from './web-sign-in.js';
+
+/** The admin API's realms and clients (docs/standalone-server.md), row by row of the contract. */
+
+const BASE_URL = 'http://127.0.0.1:3000';
+const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+/** Alice's password at the cheapest cost, so that most PUTs need no scrypt derivation. */
+const ALICE_PASSWORD_HASH = await hashPassword('alice-password', { N: 2 ** 14 });
+const SECRET_TEXTS = [
+  ...Object.values(SECRETS),
+  'alice-password',
+  ALICE_PASSWORD_HASH,
+  BOB_PASSWORD_HASH,
+];
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+function start(changes: Record<string, unknown> = {}, options: ServerOptions = {}): Server {
+  const server = buildServer(parseServerConfig(withChanges(validConfig(), changes)), options);
+  apps.push(server.app);
+  return server;
+}
+
+/**
+ * The demo realm of validConfig() under another name: clients, users, secrets and all; Alice's
+ * password hashed unless `plainPassword`.
+ */
+function realmObject(name = 'shop', { plainPassword = false } = {}): Record<string, unknown> {
+  const realm = { ...(validConfig().realms[0] as Record<string, unknown>), name };
+  if (plainPassword) return realm;
+  return withChanges(realm, {
+    'users.0.password': undefined,
+    'users.0.password_hash': ALICE_PASSWORD_HASH,
+  });
+}
+
+type Method = 'GET' | 'PUT' | 'DELETE';
+
+function admin(server: Server, method: Method, url: string, body?: unknown, headers = ADMIN) {
+  const request: InjectOptions = { method, url: `/admin${url}`, headers };
+  if (body !== undefined) {
+    request.headers = { ...headers, 'content-type': 'application/json' };
+    request.payload = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  return server.app.inject(request);
+}
+
+/** No secret of the test config, and no key that would hold one, anywhere in the answer. */
+function expectNoSecret(response: LightMyRequestResponse): void {
+  for (const secret of SECRET_TEXTS) expect(response.body).not.toContain(secret);
+  expect(response.body).not.toMatch(/"(client_secret|password|password_hash)"/);
+}
+
+const discovery = (server: Server, realm: string) =>
+  server.app.inject({ url: `/oauth/${realm}/.well-known/openid-configuration` });
+
+/** A token of `service` for the API resource, which `api` may introspect. */
+async function machineToken(server: Server, realm: string): Promise<string> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: `/oauth/${realm}/token`,
+    headers: FORM_HEADERS,
+    payload: form({
+      grant_type: 'client_credentials',
+      client_id: 'service',
+      client_secret: SECRETS.post,
+      resource: 'https://api.example.com',
+    }),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().access_token;
+}
+
+const introspect = (server: Server, realm: string, token: string) =>
+  server.app.inject({
+    method: 'POST',
+    url: `/oauth/${realm}/introspect`,
+    headers: { ...FORM_HEADERS, authorization: basicAuthorization('api', SECRETS.api) },
+    payload: form({ token }),
+  });
+
+const userinfo = (server: Server, realm: string, token: string) =>
+  server.app.inject({
+    url: `/oauth/${realm}/userinfo`,
+    headers: { authorization: `Bearer ${token}` },
+  });
+
+const refreshAtWeb = (server: Server, realm: string, refreshToken: string) =>
+  server.app.inject({
+    method: 'POST',
+    url: `/oauth/${realm}/token`,
+    headers: WEB_TOKEN_HEADERS,
+    payload: refreshRequest(refreshToken),
+  });
+
+/** Alice signs in to `web` of the realm through the pages; web's tokens. */
+async function webTokens(server: Server, realm: string) {
+  const code = await aliceSignsIn(server.app, BASE_URL, realm);
+  const response = await server.app.inject({
+    method: 'POST',
+    url: `/oauth/${realm}/token`,
+    headers: WEB_TOKEN_HEADERS,
+    payload: codeExchange(code),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { access_token: string; refresh_token: string };
+}
+
+describe('realms of the admin API', () => {
+  it('lists every realm, from the file and from the API', async () => {
+    const server = start();
+    const before = await admin(server, 'GET', '/realms');
+    expect(before.statusCode).toBe(200);
+    expect(before.json()).toEqual({ realms: ['demo'] });
+    expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);
+    expect((await admin(server, 'PUT', '/realms/attic', realmObject('attic'))).statusCode).toBe(
+      201,
+    );
+    expect((await admin(server, 'GET', '/realms')).json()).toEqual({
+      realms: ['demo', 'attic', 'shop'],
+    });
+  });
+
+  it('creates a realm with 201, whose discovery answers at once and whose clients and users work', async () => {
+    const server = start();
+    expect((await discovery(server, 'shop')).statusCode).toBe(404);
+    const created = await admin(server, 'PUT', '/realms/shop', realmObject());
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({
+      name: 'shop',
+      scopes: ['openid', 'profile', 'api:read'],
+    });
+    expectNoSecret(created);
+    const metadata = await discovery(server, 'shop');
+    expect(metadata.statusCode).toBe(200);
+    expect(metadata.json().issuer).toBe(`${BASE_URL}/oauth/shop`);
+    const token = await machineToken(server, 'shop');
+    expect((await introspect(server, 'shop', token)).json()).toMatchObject({ active: true });
+    const { access_token } = await webTokens(server, 'shop');
+    expect((await userinfo(server, 'shop', access_token)).json()).toMatchObject({
+      sub: 'alice',
+      name: 'Alice',
+    });
+  });
+
+  it('replaces a realm with 200, and answers GET with the realm object without any secret', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const replaced = await admin(
+      server,
+      'PUT',
+      '/realms/shop',
+      withChanges(realmObject(), { access_token_ttl: 120 }),
+    );
+    expect(replaced.statusCode).toBe(200);
+    const read = await admin(server, 'GET', '/realms/shop');
+    expect(read.statusCode).toBe(200);
+    expect(read.headers['cache-control']).toBe('no-store');
+    expectNoSecret(read);
+    const realm = read.json();
+    expect(realm).toMatchObject({ name: 'shop', access_token_ttl: 120 });
+    expect(realm.clients.map((client: { client_id: string }) => client.client_id)).toEqual([
+      'service',
+      'api',
+      'web',
+    ]);
+    expect(realm.users).toEqual([
+      { sub: 'alice', username: 'alice', claims: { name: 'Alice' } },
+      { sub: 'bob', username: 'bob', claims: {} },
+    ]);
+  });
+
+  it('keeps the secrets a PUT leaves out, so what GET shows can be changed and put back', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const shown = (await admin(server, 'GET', '/realms/shop')).json();
+    const back = await admin(server, 'PUT', '/realms/shop', { ...shown, id_token_ttl: 600 });
+    expect(back.statusCode, back.body).toBe(200);
+    expect(await machineToken(server, 'shop')).toEqual(expect.any(String));
+    await webTokens(server, 'shop');
+  });
+
+  it('keeps client secrets encrypted and passwords hashed in the store', async () => {
+    const store = new MemoryStore();
+    const server = start({}, { store });
+    await admin(server, 'PUT', '/realms/shop', realmObject('shop', { plainPassword: true }));
+    const stored = JSON.stringify(await store.get('admin_realm', 'shop'));
+    for (const secret of [...Object.values(SECRETS), 'alice-password']) {
+      expect(stored).not.toContain(secret);
+    }
+    expect(stored).toMatch(/"password_hash":"scrypt\$131072\$/);
+    // Alice signs in with the password she was given.
+    await webTokens(server, 'shop');
+  });
+
+  it('deletes a realm with 204: its discovery answers 404 and none of its tokens work', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const token = await machineToken(server, 'shop');
+    const { access_token, refresh_token } = await webTokens(server, 'shop');
+    const deleted = await admin(server, 'DELETE', '/realms/shop');
+    expect(deleted.statusCode).toBe(204);
+    expect(deleted.body).toBe('');
+    expect((await discovery(server, 'shop')).statusCode).toBe(404);
+    expect((await introspect(server, 'shop', token)).statusCode).toBe(404);
+    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(404);
+    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
+    expect(refresh.statusCode).toBe(404);
+    expect((await admin(server, 'GET', '/realms')).json()).toEqual({ realms: ['demo'] });
+    expect((await admin(server, 'GET', '/realms/shop')).statusCode).toBe(404);
+  });
+});
+
+describe('clients of the admin API', () => {
+  const client = {
+    client_id: 'mobile',
+    token_endpoint_auth_method: 'none',
+    application_type: 'native',
+    redirect_uris: ['com.example.app:/cb'],
+    scope: 'openid',
+  };
+
+  it('creates a client with 201, replaces it with 200 and shows it without its secret', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const created = await admin(server, 'PUT', '/realms/shop/clients/mobile', client);
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject(client);
+    const replaced = await admin(server, 'PUT', '/realms/shop/clients/mobile', {
+      ...client,
+      client_name: 'Mobile app',
+    });
+    expect(replaced.statusCode).toBe(200);
+    expect((await admin(server, 'GET', '/realms/shop/clients/mobile')).json()).toMatchObject({
+      client_id: 'mobile',
+      client_name: 'Mobile app',
+    });
+    const withSecret = await admin(server, 'PUT', '/realms/shop/clients/service', {
+      client_id: 'service',
+      client_secret: SECRETS.other,
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['client_credentials'],
+      scope: 'api:read',
+    });
+    expect(withSecret.statusCode).toBe(200);
+    const read = await admin(server, 'GET', '/realms/shop/clients/service');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ client_id: 'service', scope: 'api:read' });
+    expect(read.body).not.toContain(SECRETS.other);
+    expectNoSecret(read);
+    // The new secret is the one that works now.
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/shop/token',
+      headers: FORM_HEADERS,
+      payload: form({
+        grant_type: 'client_credentials',
+        client_id: 'service',
+        client_secret: SECRETS.post,
+      }),
+    });
+    expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+    expect(refused.json().error).toBe('invalid_client');
+  });
+
+  it('deletes a client with 204: its tokens stop working (introspection, userinfo, refresh)', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const token = await machineToken(server, 'shop');
+    const { access_token, refresh_token } = await webTokens(server, 'shop');
+    expect((await admin(server, 'DELETE', '/realms/shop/clients/service')).statusCode).toBe(204);
+    expect((await admin(server, 'DELETE', '/realms/shop/clients/web')).statusCode).toBe(204);
+    const introspection = await introspect(server, 'shop', token);
+    expect(introspection.json()).toEqual({ active: false });
+    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
+    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
+    expect(refresh.statusCode).toBe(401);
+    expect(refresh.json().error).toBe('invalid_client');
+    expect((await admin(server, 'GET', '/realms/shop/clients/web')).statusCode).toBe(404);
+  });
+
+  it('shows a client of the config file without its secret', async () => {
+    const read = await admin(start(), 'GET', '/realms/demo/clients/web');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({
+      client_id: 'web',
+      redirect_uris: ['https://app.example.com/cb'],
+    });
+    expectNoSecret(read);
+  });
+});
+
+describe('the realms of the config file', () => {
+  it('are shown without secrets', async () => {
+    const read = await admin(start(), 'GET', '/realms/demo');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ name: 'demo' });
+    expectNoSecret(read);
+  });
+
+  it.each([
+    ['PUT', '/realms/demo', realmObject('demo')],
+    ['DELETE', '/realms/demo', undefined],
+    ['PUT', '/realms/demo/clients/web', { client_id: 'web', scope: 'openid' }],
+    ['PUT', '/realms/demo/clients/new', { client_id: 'new', scope: 'openid' }],
+    ['DELETE', '/realms/demo/clients/web', undefined],
+  ] as const)(
+    'change only with the file: %s %s answers 409 config_managed',
+    async (method, url, body) => {
+      const server = start();
+      const response = await admin(server, method, url, body);
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toMatchObject({ error: 'config_managed' });
+      expect(await machineToken(server, 'demo')).toEqual(expect.any(String));
+    },
+  );
+});
+
+describe('refusals', () => {
+  const rows: Array<[Method, string]> = [
+    ['GET', '/realms'],
+    ['PUT', '/realms/shop'],
+    ['GET', '/realms/shop'],
+    ['DELETE', '/realms/shop'],
+    ['PUT', '/realms/shop/clients/mobile'],
+    ['GET', '/realms/shop/clients/mobile'],
+    ['DELETE', '/realms/shop/clients/mobile'],
+  ];
+
+  it.each(rows)(
+    '%s %s answers 401 without the admin token, and changes nothing',
+    async (method, url) => {
+      const server = start();
+      await admin(server, 'PUT', '/realms/shop', realmObject());
+      for (const headers of [{}, { authorization: `Bearer ${ADMIN_TOKEN}x` }]) {
+        const body = method === 'PUT' ? realmObject() : undefined;
+        const response = await admin(server, method, url, body, headers as typeof ADMIN);
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual({ error: 'invalid_token' });
+      }
+      expect((await admin(server, 'GET', '/realms')).json()).toEqual({ realms: ['demo', 'shop'] });
+    },
+  );
+
+  it.each([
+    ['GET', '/realms/nowhere'],
+    ['DELETE', '/realms/nowhere'],
+    ['GET', '/realms/nowhere/clients/web'],
+    ['PUT', '/realms/nowhere/clients/web'],
+    ['DELETE', '/realms/nowhere/clients/web'],
+    ['GET', '/realms/shop/clients/nobody'],
+    ['DELETE', '/realms/shop/clients/nobody'],
+    ['GET', '/realms/demo/clients/nobody'],
+  ] as const)('%s %s answers 404 not_found', async (method, url) => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const body =
+      method === 'PUT' ? { scope: 'openid', redirect_uris: ['https://a.example/cb'] } : undefined;
+    const response = await admin(server, method, url, body);
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'not_found' });
+  });
+
+  it('answers 400 with every problem of a realm and its JSON path, as gatehouse check prints them', async () => {
+    const server = start();
+    const body = withChanges(realmObject('shop', { plainPassword: true }), {
+      colour: 'blue',
+      'clients.2.redirect_uris': ['not a url'],
+      'users.0.password': 'short',
+    });
+    const response = await admin(server, 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    const answer = response.json();
+    expect(answer.error).toBe('invalid_request');
+    const paths = answer.issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['', 'clients[2].redirect_uris[0]', 'users[0].password']),
+    );
+    expect(answer.error_description).toContain('clients[2].redirect_uris[0]: ');
+    expect(answer.error_description).toContain('users[0].password: must be at least 8 characters');
+    expectNoSecret(response);
+    expect((await discovery(server, 'shop')).statusCode).toBe(404);
+  });
+
+  it('answers 400 for rules across a realm (a client naming an unknown scope)', async () => {
+    const body = withChanges(realmObject(), { 'clients.2.scope': 'openid shopping' });
+    const response = await admin(start(), 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([
+      { path: 'clients[2].scope', message: expect.stringContaining('shopping') },
+    ]);
+  });
+
+  it('answers 400 with paths into the client for an invalid client', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const response = await admin(server, 'PUT', '/realms/shop/clients/mobile', {
+      redirect_uris: ['not a url'],
+      scope: 'openid',
+      token_endpoint_auth_method: 'none',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([
+      { path: 'redirect_uris[0]', message: expect.any(String) },
+    ]);
+    expect((await admin(server, 'GET', '/realms/shop/clients/mobile')).statusCode).toBe(404);
+  });
+
+  it.each([
+    ['a body that is not JSON', '{"name":', '', 'is not valid JSON'],
+    ['a name other than the URL’s', { ...realmObject('other') }, 'name', 'must be "shop"'],
+    ['an array', [], '', 'must be a JSON object'],
+  ])('answers 400 for %s', async (_name, body, path, message) => {
+    const response = await admin(start(), 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
+
+  it('refuses client secrets it could not read back: a shared store without cookie_secret', async () => {
+    const server = start({ store: 'redis://127.0.0.1:1' }, { store: new MemoryStore() });
+    const response = await admin(server, 'PUT', '/realms/shop', realmObject());
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues.map((issue: { path: string }) => issue.path)).toEqual([
+      'clients[0].client_secret',
+      'clients[1].client_secret',
+      'clients[2].client_secret',
+    ]);
+  });
+});
