@@ -1,5 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { scryptAsync } from '@noble/hashes/scrypt.js';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /** Parameters of a stored password hash: `scrypt$N$r$p$salt$key`, salt and key in base64url. */
 export interface ScryptHash {
@@ -89,9 +88,9 @@ export class PasswordCheckBusyError extends Error {
 
 export interface DerivationLimits {
   /**
-   * Derivations running at once. Pure-JS scrypt holds its whole N×r buffer until it finishes,
-   * and nothing else bounds how many login forms arrive together: two at a time is at most
-   * 512 MiB.
+   * Derivations running at once. Each holds its whole N×r buffer until it finishes and takes
+   * one of the 4 threads of libuv's pool, and nothing else bounds how many login forms arrive
+   * together: two at a time is at most 512 MiB and leaves the pool two threads for files and DNS.
    */
   concurrent: number;
   /**
@@ -169,14 +168,18 @@ export class DerivationSlots {
 
 const SHARED_SLOTS = new DerivationSlots();
 
-/** The async variant yields to the event loop every 10 ms, so other requests keep flowing. */
+/**
+ * Node's scrypt runs on libuv's thread pool: the event loop keeps accepting connections and
+ * answering requests while passwords are checked. (Pure-JS scrypt on the main thread, even
+ * yielding every 10 ms, left new connections waiting in the kernel's accept queue for as long as
+ * a flood kept the checks busy.)
+ */
 function derive(password: string, { N, r, p, salt, key }: ScryptHash): Promise<Uint8Array> {
-  return scryptAsync(password.normalize('NFC'), salt, {
-    N,
-    r,
-    p,
-    dkLen: key.length,
-    maxmem: memoryBytes(N, r) + 1024 * 1024,
+  const options = { N, r, p, maxmem: memoryBytes(N, r) + 1024 * 1024 };
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFC'), salt, key.length, options, (error, derived) =>
+      error ? reject(error) : resolve(new Uint8Array(derived)),
+    );
   });
 }
 
