@@ -28,9 +28,16 @@ export function secretMatches(presented: string, expectedDigest: Uint8Array): bo
  * the comparison covers every character of the two digests, which have the same length.
  */
 export function digestMatches(presented: string, expectedDigest: string): boolean {
-  const actual = tokenDigest(presented);
-  let difference = actual.length ^ expectedDigest.length;
+  return sameDigest(tokenDigest(presented), expectedDigest);
+}
+
+/**
+ * Whether two digests in text (base64url) are equal, in a time that depends only on the length
+ * of `actual`, the one computed here.
+ */
+export function sameDigest(actual: string, expected: string): boolean {
+  let difference = actual.length ^ expected.length;
   for (let i = 0; i < actual.length; i++)
-    difference |= actual.charCodeAt(i) ^ expectedDigest.charCodeAt(i);
+    difference |= actual.charCodeAt(i) ^ expected.charCodeAt(i);
   return difference === 0;
 }

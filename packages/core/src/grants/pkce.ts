@@ -1,5 +1,5 @@
 import { base64urlFromBytes } from '../crypto/base64url.js';
-import { secretMatches, sha256Bytes } from '../crypto/digest.js';
+import { sameDigest, sha256Bytes } from '../crypto/digest.js';
 import { OAuthError } from '../errors/oauth-error.js';
 
 /** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
@@ -34,8 +34,9 @@ export function checkCodeVerifier(
   if (!CODE_VERIFIER.test(verifier)) {
     throw new OAuthError('invalid_grant', 'code_verifier must be 43 to 128 unreserved characters');
   }
-  // Digests of both sides, so the comparison takes as long wherever the strings differ.
-  if (!secretMatches(s256Challenge(verifier), sha256Bytes(challenge))) {
+  // One digest: the challenge is no secret (it came through the browser), and what the timing of
+  // comparing it with the verifier's digest could show says nothing about the verifier.
+  if (!sameDigest(s256Challenge(verifier), challenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   }
 }
