@@ -5,7 +5,6 @@ import {
   type Provider,
   type Store,
 } from '@gatehouse-oidc/core';
-import { openTelemetry } from '@gatehouse-oidc/core/opentelemetry';
 import { gatehouse } from '@gatehouse-oidc/fastify';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -27,6 +26,7 @@ import { RealmEditor } from './realms/realm-editor.js';
 import { SecretBox } from './realms/secret-box.js';
 import { type ErrorReporter, stderrReporter } from './report-error.js';
 import { createStore, redactStoreSecrets, storeKind } from './store.js';
+import { registeredTelemetry } from './telemetry.js';
 
 export interface ServerOptions {
   /** Replaces the store named in the config (tests inject failing stores). */
@@ -77,6 +77,8 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const webhook = options.authenticatorPush
     ? undefined
     : new WebhookPush({ webhooks: cibaWebhooks(catalog), report });
+  // Spans and counters for an OpenTelemetry SDK registered before the server is built.
+  const instrumentation = registeredTelemetry();
   const provider = createProvider({
     baseUrl: config.base_url,
     realms: catalog.load,
@@ -95,8 +97,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     logoutMessages: (uiLocales) => MESSAGES[pickLocale(uiLocales)].logout,
     onError: report,
     onEvent: eventLog(options.eventLog ?? ((line) => process.stderr.write(line))),
-    // The global tracer and meter: an OpenTelemetry SDK registered at start receives them.
-    instrumentation: openTelemetry(),
+    ...(instrumentation ? { instrumentation } : {}),
     authenticatorPush: options.authenticatorPush ?? webhook,
   });
   // No logger: request logs would carry credentials (Authorization headers, form bodies).
