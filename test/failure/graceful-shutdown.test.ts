@@ -31,6 +31,11 @@ describe.each(await storesUnderTest('shutdown'))('graceful shutdown on $name', (
     it('finishes the request in flight, then closes the store and exits 0', async () => {
       const config = parseServerConfig(withChanges(validConfig(), backend.settings()));
       const { app, store } = buildServer(config);
+      // The server has the request (its headers) once this resolves: a busy machine may take a
+      // while to hand it over.
+      const received = new Promise<void>((resolve) =>
+        app.addHook('onRequest', async () => resolve()),
+      );
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       const logged: string[] = [];
@@ -60,7 +65,7 @@ describe.each(await storesUnderTest('shutdown'))('graceful shutdown on $name', (
         });
       });
       inFlight.write(TOKEN_FORM.slice(0, 20));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await received;
 
       process.emit('SIGTERM', 'SIGTERM');
       expect(logged).toEqual(['SIGTERM received: finishing in-flight requests, then stopping']);

@@ -121,7 +121,8 @@ describe('gatehouse migrate', () => {
   });
 });
 
-describe.skipIf(!postgresUrl)('gatehouse serve on PostgreSQL', () => {
+// Each test starts servers through tsx, which a machine running other suites makes slow.
+describe.skipIf(!postgresUrl)('gatehouse serve on PostgreSQL', { timeout: 45_000 }, () => {
   const url = postgresUrl as string;
 
   async function serve(storeOptions: Record<string, unknown>) {

@@ -118,8 +118,11 @@ export class CliProcess {
     void this.exited.then(() => running.delete(this));
   }
 
-  /** Resolves with the first match of `pattern` in the output stream, polling until `timeoutMs`. */
-  async waitFor(pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout', timeoutMs = 15_000) {
+  /**
+   * Resolves with the first match of `pattern` in the output stream, polling until `timeoutMs`:
+   * by default 25 s, as a start through tsx on a machine running other suites has taken 15 s.
+   */
+  async waitFor(pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout', timeoutMs = 25_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const match = pattern.exec(this[stream]);
