@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type CibaNotification, ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
 import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
@@ -114,6 +116,36 @@ describe('the ciba block of the server config', () => {
   });
 });
 
+/** Alice signs in on the login page; the code is exchanged for her ID token. */
+async function signInForIdToken(app: FastifyInstance): Promise<string> {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'web',
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    code_challenge: S256_CHALLENGE,
+    code_challenge_method: 'S256',
+  });
+  const callback = await signInThroughPages(
+    new InjectBrowser(app, BASE_URL),
+    `${BASE_URL}/oauth/demo/authorize?${query}`,
+    { username: 'alice', password: 'alice-password' },
+  );
+  const token = await app.inject({
+    method: 'POST',
+    url: '/oauth/demo/token',
+    headers: { ...FORM_HEADERS, ...AS_WEB },
+    payload: form({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') ?? '',
+      redirect_uri: REDIRECT_URI,
+      code_verifier: CODE_VERIFIER,
+    }),
+  });
+  expect(token.statusCode, token.body).toBe(200);
+  return token.json().id_token;
+}
+
 /** One server for every test: each works on its own request, and the clock only moves forward. */
 describe('CIBA approve and deny through the admin API', () => {
   const clock = fakeClock(Date.now());
@@ -135,43 +167,13 @@ describe('CIBA approve and deny through the admin API', () => {
       report,
     });
     app = server.app;
-    idTokenHint = await signInForIdToken();
+    idTokenHint = await signInForIdToken(app);
   });
   afterAll(() => app.close());
   beforeEach(() => {
     notifications.length = 0;
     report.mockClear();
   });
-
-  /** Alice signs in on the login page; the code is exchanged for her ID token. */
-  async function signInForIdToken(): Promise<string> {
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: 'web',
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: S256_CHALLENGE,
-      code_challenge_method: 'S256',
-    });
-    const callback = await signInThroughPages(
-      new InjectBrowser(app, BASE_URL),
-      `${BASE_URL}/oauth/demo/authorize?${query}`,
-      { username: 'alice', password: 'alice-password' },
-    );
-    const token = await app.inject({
-      method: 'POST',
-      url: '/oauth/demo/token',
-      headers: { ...FORM_HEADERS, ...AS_WEB },
-      payload: form({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code') ?? '',
-        redirect_uri: REDIRECT_URI,
-        code_verifier: CODE_VERIFIER,
-      }),
-    });
-    expect(token.statusCode, token.body).toBe(200);
-    return token.json().id_token;
-  }
 
   async function initiate(): Promise<string> {
     const response = await app.inject({
@@ -403,5 +405,39 @@ describe('CIBA approve and deny through the admin API', () => {
       method: 'POST',
       path: `/admin/realms/demo/ciba/${authReqId.slice(0, 6)}…/deny`,
     });
+  });
+});
+
+describe('the config’s limits on CIBA pushes', () => {
+  it('answers 503 once the pushes at once and the queue of a realm are taken', async () => {
+    // A webhook that takes the push and never answers: the first push stays in flight.
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const { port } = hanging.address() as AddressInfo;
+    const { app } = buildServer(
+      parseServerConfig(
+        cibaConfig({
+          'realms.0.ciba.authenticator.webhook_url': `http://127.0.0.1:${port}/push`,
+          limits: { ciba_pushes_at_once: 1, ciba_pushes_queued: 0 },
+        }),
+      ),
+      { report: () => {} },
+    );
+    try {
+      const initiate = async () =>
+        app.inject({
+          method: 'POST',
+          url: '/oauth/demo/bc-authorize',
+          headers: { ...FORM_HEADERS, ...AS_WEB },
+          payload: form({ id_token_hint: await signInForIdToken(app) }),
+        });
+      expect((await initiate()).statusCode).toBe(200);
+      const refused = await initiate();
+      expect([refused.statusCode, refused.json().error]).toEqual([503, 'temporarily_unavailable']);
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+      await app.close();
+    }
   });
 });

@@ -132,6 +132,12 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'Too small',
     },
     {
+      name: 'no CIBA push at once',
+      changes: { limits: { ciba_pushes_at_once: 0 } },
+      path: 'limits.ciba_pushes_at_once',
+      message: 'Too small',
+    },
+    {
       name: 'an unknown limit',
       changes: { limits: { interactionsPerRealm: 5 } },
       path: 'limits',
@@ -360,6 +366,8 @@ describe('server config', () => {
     expect(config.limits).toEqual({
       interactions_per_realm: 10_000,
       logout_confirmations_per_realm: 1_000,
+      ciba_pushes_at_once: 8,
+      ciba_pushes_queued: 100,
     });
   });
 

@@ -76,7 +76,12 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const users = new UserDirectory((realm) => catalog.known(realm)?.users);
   const webhook = options.authenticatorPush
     ? undefined
-    : new WebhookPush({ webhooks: cibaWebhooks(catalog), report });
+    : new WebhookPush({
+        webhooks: cibaWebhooks(catalog),
+        report,
+        maxConcurrentPerRealm: config.limits.ciba_pushes_at_once,
+        maxQueuedPerRealm: config.limits.ciba_pushes_queued,
+      });
   // Spans and counters for an OpenTelemetry SDK registered before the server is built.
   const instrumentation = registeredTelemetry();
   const provider = createProvider({

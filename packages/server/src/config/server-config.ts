@@ -13,6 +13,10 @@ import {
 import { tablePrefixProblem } from '@gatehouse-oidc/store-postgres';
 import { keyPrefixProblem } from '@gatehouse-oidc/store-redis';
 import { z } from 'zod';
+import {
+  DEFAULT_MAX_CONCURRENT_PER_REALM,
+  DEFAULT_MAX_QUEUED_PER_REALM,
+} from '../ciba/webhook-push.js';
 import { parseStoreValue, type StoreKind } from '../store.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from '../throttle/address-key.js';
 import { httpLimitsSchema } from './http-limits.js';
@@ -130,6 +134,22 @@ const limitsSchema = z
   .strictObject({
     interactions_per_realm: interactionsPerRealm,
     logout_confirmations_per_realm: logoutConfirmationsPerRealm,
+    ciba_pushes_at_once: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(DEFAULT_MAX_CONCURRENT_PER_REALM)
+      .describe('CIBA webhook pushes one realm delivers at once, retries included.'),
+    ciba_pushes_queued: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_MAX_QUEUED_PER_REALM)
+      .describe(
+        'CIBA pushes one realm keeps waiting; while they are all taken, its backchannel requests get 503.',
+      ),
   })
   .prefault({})
   .describe(
