@@ -20,6 +20,7 @@ export {
   verifyPassword,
 } from './login/password.js';
 export type { UserDirectory } from './login/user-directory.js';
+export { RealmSecretsUnreadable } from './realms/realm-secrets-unreadable.js';
 export type { ErrorReporter } from './report-error.js';
 export { buildServer, type Server, type ServerOptions } from './server.js';
 export {

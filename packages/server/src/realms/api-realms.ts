@@ -1,5 +1,6 @@
 import type { Revised, Store } from '@gatehouse-oidc/core';
 import { type ServerRealmConfig, serverRealmSchema } from '../config/server-config.js';
+import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 import type { SecretBox } from './secret-box.js';
 
 const NAMESPACE = 'admin_realm';
@@ -54,28 +55,59 @@ export class ApiRealms {
     return this.#store.delete(NAMESPACE, name);
   }
 
-  /** The realm object as it was written, its client secrets opened. */
+  /**
+   * The realm object as it was written, its client secrets opened. Throws RealmSecretsUnreadable
+   * when they were sealed with another key.
+   */
   open(name: string, { realm, secrets }: StoredRealm): RealmObject {
-    const clients = Array.isArray(realm.clients) ? (realm.clients as RealmObject[]) : [];
-    const withSecrets = clients.map((client) => {
+    const unreadable: string[] = [];
+    const withSecrets = clientsOf(realm).map((client) => {
       const sealed = secrets[String(client.client_id)];
-      return sealed === undefined
-        ? client
-        : { ...client, client_secret: this.#box.open(sealed, secretContext(name, client)) };
+      if (sealed === undefined) return client;
+      try {
+        return { ...client, client_secret: this.#box.open(sealed, secretContext(name, client)) };
+      } catch {
+        unreadable.push(String(client.client_id));
+        return client;
+      }
     });
+    if (unreadable.length > 0) {
+      throw new RealmSecretsUnreadable(name, unreadable, this.#box.durable);
+    }
     return { ...realm, clients: withSecrets };
   }
 
-  /** The stored realm as the server uses it. */
+  /** The stored realm as the server uses it; throws as `open` does. */
   decode(name: string, stored: StoredRealm): ServerRealmConfig {
     return serverRealmSchema.parse(this.open(name, stored));
   }
 
+  /** The stored realm without its client secrets, which need no key: what the admin API shows. */
+  withoutSecrets({ realm }: StoredRealm): ServerRealmConfig {
+    return serverRealmSchema.parse(realm);
+  }
+
+  /** The realms whose client secrets do not open with this server's key. */
+  async unreadable(): Promise<RealmSecretsUnreadable[]> {
+    const problems = await Promise.all(
+      (await this.names()).map(async (name) => {
+        const record = await this.read(name);
+        try {
+          if (record) this.open(name, record.value);
+          return [];
+        } catch (error) {
+          if (error instanceof RealmSecretsUnreadable) return [error];
+          throw error;
+        }
+      }),
+    );
+    return problems.flat();
+  }
+
   /** The realm as the store keeps it: client secrets sealed and set apart. */
   #seal(name: string, realm: RealmObject): StoredRealm {
-    const clients = Array.isArray(realm.clients) ? (realm.clients as RealmObject[]) : [];
     const secrets: Record<string, string> = {};
-    const withoutSecrets = clients.map(({ client_secret, ...client }) => {
+    const withoutSecrets = clientsOf(realm).map(({ client_secret, ...client }) => {
       if (typeof client_secret === 'string') {
         secrets[String(client.client_id)] = this.#box.seal(
           client_secret,
@@ -86,6 +118,10 @@ export class ApiRealms {
     });
     return { realm: { ...realm, clients: withoutSecrets }, secrets };
   }
+}
+
+function clientsOf(realm: RealmObject): RealmObject[] {
+  return Array.isArray(realm.clients) ? (realm.clients as RealmObject[]) : [];
 }
 
 /** What a sealed secret is bound to: it opens for this realm and client only. */

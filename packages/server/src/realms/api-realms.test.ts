@@ -1,0 +1,65 @@
+import { MemoryStore } from '@gatehouse-oidc/core';
+import { describe, expect, it } from 'vitest';
+import { ApiRealms } from './api-realms.js';
+import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
+import { SecretBox } from './secret-box.js';
+
+const SECRET = 'shop-web-secret-0123456789abcdef';
+const REALM = {
+  name: 'shop',
+  scopes: ['openid'],
+  clients: [
+    { client_id: 'web', client_secret: SECRET, redirect_uris: ['https://a.example/cb'] },
+    { client_id: 'mobile', token_endpoint_auth_method: 'none', redirect_uris: ['app:/cb'] },
+  ],
+};
+
+/** `shop` written under one cookie_secret, and the realms as read with `readerSecret`. */
+async function writtenThenRead(readerSecret: string | undefined) {
+  const store = new MemoryStore();
+  const writer = new ApiRealms(store, new SecretBox('writer-cookie-secret-0123456789abcdef'));
+  await writer.write('shop', undefined, REALM);
+  const reader = new ApiRealms(store, new SecretBox(readerSecret));
+  const stored = (await reader.read('shop'))?.value;
+  if (!stored) throw new Error('shop was not written');
+  return { writer, reader, stored };
+}
+
+describe('ApiRealms with another key than the one a realm was written with', () => {
+  it('throws RealmSecretsUnreadable naming the realm and the clients with a secret, no secret', async () => {
+    const { reader, stored } = await writtenThenRead('reader-cookie-secret-0123456789abcdef');
+    const error = (() => {
+      try {
+        reader.open('shop', stored);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(RealmSecretsUnreadable);
+    const { realm, clientIds, message } = error as RealmSecretsUnreadable;
+    expect([realm, clientIds]).toEqual(['shop', ['web']]);
+    expect(message).toContain('cookie_secret differs from the one the realm was written with');
+    expect(message).toContain('PUT /admin/realms/shop');
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain(stored.secrets.web);
+  });
+
+  it('says when the config sets no cookie_secret', async () => {
+    const { reader, stored } = await writtenThenRead(undefined);
+    expect(() => reader.open('shop', stored)).toThrow(
+      'Likely cause: the config sets no cookie_secret, while the realm was written with one.',
+    );
+  });
+
+  it('lists it among the unreadable realms, and still shows it without its secrets', async () => {
+    const { writer, reader, stored } = await writtenThenRead(
+      'reader-cookie-secret-0123456789abcdef',
+    );
+    expect(await writer.unreadable()).toEqual([]);
+    expect((await reader.unreadable()).map((problem) => problem.realm)).toEqual(['shop']);
+    expect(reader.withoutSecrets(stored).clients.map((client) => client.client_id)).toEqual([
+      'web',
+      'mobile',
+    ]);
+  });
+});
