@@ -38,7 +38,8 @@ export interface ServerOptions {
    */
   report?: ErrorReporter;
   /**
-   * Where the events operators must see go, a line each (docs/telemetry.md); default stderr.
+   * Where the lines operators must see go (default stderr): the events of docs/telemetry.md, and
+   * realms of the admin API that cannot be served.
    */
   eventLog?: (line: string) => void;
   /** How long `/healthz` waits for the store. Default 2 s. */
@@ -71,8 +72,14 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   const report = options.report ?? stderrReporter((text) => redactStoreSecrets(text, config.store));
   const now = options.now ?? Date.now;
   const store = options.store ?? createStore(config, { now });
+  const operatorLog = options.eventLog ?? ((line: string) => process.stderr.write(line));
   const apiRealms = new ApiRealms(store, new SecretBox(config.cookie_secret));
-  const catalog = new RealmCatalog({ fileRealms: config.realms, apiRealms, now });
+  const catalog = new RealmCatalog({
+    fileRealms: config.realms,
+    apiRealms,
+    now,
+    warn: operatorLog,
+  });
   const users = new UserDirectory((realm) => catalog.known(realm)?.users);
   const webhook = options.authenticatorPush
     ? undefined
@@ -101,7 +108,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     // The logout pages speak the language the login pages would for the same ui_locales.
     logoutMessages: (uiLocales) => MESSAGES[pickLocale(uiLocales)].logout,
     onError: report,
-    onEvent: eventLog(options.eventLog ?? ((line) => process.stderr.write(line))),
+    onEvent: eventLog(operatorLog),
     ...(instrumentation ? { instrumentation } : {}),
     authenticatorPush: options.authenticatorPush ?? webhook,
   });

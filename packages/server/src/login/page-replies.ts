@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@gatehouse-oidc/core';
+import { OAuthError, StoreUnavailableError } from '@gatehouse-oidc/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Locale } from '../pages/i18n.js';
 import { pageHeaders } from '../pages/layout.js';
@@ -31,13 +31,17 @@ export function sendMessage(
 
 /**
  * The error handler of the pages' routes: a refused body is a form error, an unreachable store
- * a 503, anything else is reported and answered with a page that gives no detail.
+ * or a realm that cannot be served (told to the operator where it is found) a 503, anything else
+ * is reported and answered with a page that gives no detail.
  */
 export function errorPages(report: ErrorReporter) {
   return (error: { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendMessage(reply, 'en', status, 'badRequest');
-    if (error instanceof StoreUnavailableError) {
+    if (
+      error instanceof StoreUnavailableError ||
+      (error instanceof OAuthError && error.code === 'temporarily_unavailable')
+    ) {
       return sendMessage(reply, 'en', 503, 'unavailable');
     }
     report(error, { method: request.method, path: request.url.split('?', 1)[0] ?? request.url });

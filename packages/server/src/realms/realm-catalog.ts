@@ -1,6 +1,7 @@
-import type { RealmInput } from '@gatehouse-oidc/core';
+import { OAuthError, type RealmInput } from '@gatehouse-oidc/core';
 import { providerRealm, type ServerRealmConfig } from '../config/server-config.js';
-import type { ApiRealms } from './api-realms.js';
+import type { ApiRealms, StoredRealm } from './api-realms.js';
+import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 
 /**
  * How long an instance keeps what it read of a realm of the admin API before reading it again:
@@ -25,6 +26,8 @@ export interface RealmCatalogOptions {
   fileRealms: readonly ServerRealmConfig[];
   apiRealms: ApiRealms;
   now: () => number;
+  /** Where a realm that cannot be served is told to the operator: one line, no stack. */
+  warn: (line: string) => void;
   cacheMs?: number;
 }
 
@@ -41,8 +44,17 @@ export class RealmCatalog {
   readonly #reads = new Map<string, { until: number; realm: Promise<ApiRealm | undefined> }>();
   /** The latest known version of each realm of the API, for the lookups that cannot wait. */
   readonly #latest = new Map<string, ApiRealm>();
+  /** The revision of each realm whose secrets did not open, once told: each is told once. */
+  readonly #toldUnreadable = new Map<string, number>();
+  readonly #warn: (line: string) => void;
 
-  constructor({ fileRealms, apiRealms, now, cacheMs = API_REALM_CACHE_MS }: RealmCatalogOptions) {
+  constructor({
+    fileRealms,
+    apiRealms,
+    now,
+    warn,
+    cacheMs = API_REALM_CACHE_MS,
+  }: RealmCatalogOptions) {
     this.#file = new Map(
       fileRealms.map((config) => [
         config.name,
@@ -51,10 +63,11 @@ export class RealmCatalog {
     );
     this.#api = apiRealms;
     this.#now = now;
+    this.#warn = warn;
     this.#cacheMs = cacheMs;
   }
 
-  /** The provider's realm loader. */
+  /** The provider's realm loader; rejects with a 503 OAuthError for a realm it cannot serve. */
   readonly load = async (name: string): Promise<RealmInput | undefined> =>
     (await this.find(name))?.input;
 
@@ -97,11 +110,12 @@ export class RealmCatalog {
     const record = await this.#api.read(name);
     if (!record) {
       this.#latest.delete(name);
+      this.#toldUnreadable.delete(name);
       return undefined;
     }
     const latest = this.#latest.get(name);
     if (latest?.revision === record.revision) return latest;
-    const config = this.#api.decode(name, record.value);
+    const config = this.#decode(name, record.revision, record.value);
     const realm: ApiRealm = {
       config,
       input: providerRealm(config),
@@ -110,5 +124,27 @@ export class RealmCatalog {
     };
     this.#latest.set(name, realm);
     return realm;
+  }
+
+  /**
+   * The realm's config, or, when its secrets do not open, a 503 for the request after telling the
+   * operator why (once per revision: every request to the realm comes here).
+   */
+  #decode(name: string, revision: number, stored: StoredRealm): ServerRealmConfig {
+    try {
+      const config = this.#api.decode(name, stored);
+      this.#toldUnreadable.delete(name);
+      return config;
+    } catch (error) {
+      if (!(error instanceof RealmSecretsUnreadable)) throw error;
+      this.#latest.delete(name);
+      if (this.#toldUnreadable.get(name) !== revision) {
+        this.#toldUnreadable.set(name, revision);
+        this.#warn(`[gatehouse] ${error.message}\n`);
+      }
+      throw new OAuthError('temporarily_unavailable', 'this realm is temporarily unavailable', {
+        cause: error,
+      });
+    }
   }
 }
