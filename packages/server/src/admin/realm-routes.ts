@@ -42,15 +42,15 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
   );
 
   app.get<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
-    const found = await catalog.find(request.params.realm);
-    return found ? json(reply, 200, withoutSecrets(found.config)) : notFound(reply);
+    const realm = await catalog.shown(request.params.realm);
+    return realm ? json(reply, 200, withoutSecrets(realm)) : notFound(reply);
   });
 
   app.put<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
     const body = parseBody(request.body);
     if ('issues' in body) return invalid(reply, body.issues);
     return answer(reply, await editor.putRealm(request.params.realm, body.value), () =>
-      catalog.find(request.params.realm).then((found) => found?.config),
+      catalog.shown(request.params.realm),
     );
   });
 
@@ -82,8 +82,8 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
 };
 
 async function findClient(catalog: RealmCatalog, { realm, client_id }: ClientParams) {
-  const found = await catalog.find(realm);
-  return found?.config.clients.find((client) => client.client_id === client_id);
+  const found = await catalog.shown(realm);
+  return found?.clients.find((client) => client.client_id === client_id);
 }
 
 function parseBody(body: unknown): { value: unknown } | { issues: ConfigIssue[] } {
@@ -118,6 +118,11 @@ async function answer(
       });
     case 'invalid':
       return invalid(reply, outcome.issues);
+    case 'secrets_unreadable':
+      return json(reply, 409, {
+        error: 'secrets_unreadable',
+        error_description: outcome.error.message,
+      });
   }
 }
 

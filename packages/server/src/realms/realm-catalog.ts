@@ -86,6 +86,17 @@ export class RealmCatalog {
     return realm;
   }
 
+  /**
+   * The realm as the admin API shows it, read afresh from the store; an API realm's client
+   * secrets are left sealed, so it shows whatever key wrote them.
+   */
+  async shown(name: string): Promise<ServerRealmConfig | undefined> {
+    const file = this.#file.get(name);
+    if (file) return file.config;
+    const record = await this.#api.read(name);
+    return record && this.#api.withoutSecrets(record.value);
+  }
+
   /** Every realm's name: the file's in their order, then the API's. */
   async names(): Promise<string[]> {
     const api = (await this.#api.names()).filter((name) => !this.#file.has(name)).sort();

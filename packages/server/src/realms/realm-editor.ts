@@ -1,14 +1,16 @@
 import { type ConfigIssue, validateRealms, zodIssues } from '@gatehouse-oidc/core';
 import { providerRealm, serverRealmSchema } from '../config/server-config.js';
 import { hashPassword } from '../login/password.js';
-import type { ApiRealms, RealmObject } from './api-realms.js';
+import type { ApiRealms, RealmObject, StoredRealm } from './api-realms.js';
 import type { RealmCatalog } from './realm-catalog.js';
+import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 
 /** What a write through the admin API came to. */
 export type EditOutcome =
   | { status: Written }
   | { status: 'not_found' | 'config_managed' }
-  | { status: 'invalid'; issues: ConfigIssue[] };
+  | { status: 'invalid'; issues: ConfigIssue[] }
+  | { status: 'secrets_unreadable'; error: RealmSecretsUnreadable };
 
 type Written = 'created' | 'replaced' | 'deleted';
 
@@ -107,8 +109,13 @@ export class RealmEditor {
     if (this.#catalog.isFileRealm(name)) return { status: 'config_managed' };
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const record = await this.#api.read(name);
-      const next = change(record && this.#api.open(name, record.value));
+      const { current, unreadable } = record ? this.#opened(name, record.value) : {};
+      const next = change(current);
       if ('status' in next) return next;
+      // Only the secrets the change gives anew can be written: the stored ones do not open.
+      if (unreadable && clientsOf(next.realm).some((client) => lacksSecret(client, unreadable))) {
+        return { status: 'secrets_unreadable', error: unreadable };
+      }
       const issues = this.#problems(next.realm);
       if (issues.length > 0) {
         return { status: 'invalid', issues: relativeTo(clientId, next.realm, issues) };
@@ -119,6 +126,19 @@ export class RealmEditor {
       }
     }
     throw new Error(`realm "${name}" kept changing during ${MAX_ATTEMPTS} attempts to write it`);
+  }
+
+  /** The stored realm with its client secrets, or, when they do not open, without them and why. */
+  #opened(
+    name: string,
+    stored: StoredRealm,
+  ): { current: RealmObject; unreadable?: RealmSecretsUnreadable } {
+    try {
+      return { current: this.#api.open(name, stored) };
+    } catch (error) {
+      if (!(error instanceof RealmSecretsUnreadable)) throw error;
+      return { current: stored.realm, unreadable: error };
+    }
   }
 
   /** The problems `gatehouse check` would find in this realm, paths relative to it. */
@@ -168,9 +188,8 @@ function keepSecrets(realm: RealmObject, current: RealmObject | undefined): Real
   const clients = Array.isArray(realm.clients)
     ? realm.clients.map((client: unknown) => {
         if (!isObject(client) || client.client_secret !== undefined) return client;
-        const method = client.token_endpoint_auth_method ?? 'client_secret_basic';
         const secret = secrets.get(client.client_id)?.client_secret;
-        return SECRET_METHODS.has(String(method)) && secret !== undefined
+        return needsSecret(client) && secret !== undefined
           ? { ...client, client_secret: secret }
           : client;
       })
@@ -185,6 +204,19 @@ function keepSecrets(realm: RealmObject, current: RealmObject | undefined): Real
       })
     : realm.users;
   return { ...realm, clients, users };
+}
+
+function needsSecret(client: RealmObject): boolean {
+  return SECRET_METHODS.has(String(client.token_endpoint_auth_method ?? 'client_secret_basic'));
+}
+
+/** A client that needs the secret it had, which does not open. */
+function lacksSecret(client: RealmObject, unreadable: RealmSecretsUnreadable): boolean {
+  return (
+    client.client_secret === undefined &&
+    needsSecret(client) &&
+    unreadable.clientIds.includes(String(client.client_id))
+  );
 }
 
 /** Plain-text passwords never reach the store: each is replaced by its scrypt hash. */
