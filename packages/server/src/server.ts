@@ -23,6 +23,7 @@ import { MESSAGES, pickLocale } from './pages/i18n.js';
 import { ApiRealms } from './realms/api-realms.js';
 import { RealmCatalog } from './realms/realm-catalog.js';
 import { RealmEditor } from './realms/realm-editor.js';
+import type { RealmSecretsUnreadable } from './realms/realm-secrets-unreadable.js';
 import { SecretBox } from './realms/secret-box.js';
 import { type ErrorReporter, stderrReporter } from './report-error.js';
 import { createStore, redactStoreSecrets, storeKind } from './store.js';
@@ -59,6 +60,11 @@ export interface Server {
   store: Store;
   /** The config's users, as the provider's `Accounts` and the login page's password check. */
   users: UserDirectory;
+  /**
+   * The realms of the admin API whose client secrets do not open with this config's
+   * cookie_secret; `gatehouse serve` refuses to start with any. Rejects when the store does.
+   */
+  unreadableRealms(): Promise<RealmSecretsUnreadable[]>;
 }
 
 /**
@@ -159,7 +165,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     users.prepare(config.realms.map((realm) => realm.name)).catch(() => {});
     done();
   });
-  return { app, provider, store, users };
+  return { app, provider, store, users, unreadableRealms: () => apiRealms.unreadable() };
 }
 
 /** The webhook URL of each realm with CIBA, by realm name. */

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { buildServer } from '../../server.js';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
+import { buildServer, type Server } from '../../server.js';
 import { describeStore, storeErrorMessage, storeKind } from '../../store.js';
 import { credentialLines, discoveryLines, startupWarnings } from '../banner.js';
 import { closeOnSignals } from '../shutdown.js';
@@ -25,7 +26,12 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   // Before anything listens: an instance never answers from a store without its schema.
   const migrates = storeKind(config.store) === 'postgres' && config.store_options.migrate_on_start;
   if (migrates && !(await migrateAndReport(config, io))) return EXIT_MIGRATION_FAILED;
-  const { app, store } = buildServer(config);
+  const server = buildServer(config);
+  const { app, store } = server;
+  if (await reportUnreadableRealms(server, options.config, io)) {
+    await app.close();
+    return EXIT_USAGE;
+  }
   try {
     await app.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
   } catch (error) {
@@ -53,4 +59,18 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
     exit: (code) => process.exit(code),
   });
   return undefined;
+}
+
+/**
+ * Whether a realm of the admin API has client secrets that do not open with this config's
+ * cookie_secret, each such realm told in a paragraph: it could only ever answer 503. A store that
+ * does not answer is no reason to refuse, as for the rest of the server: /healthz tells.
+ */
+async function reportUnreadableRealms(server: Server, file: string, io: Io): Promise<boolean> {
+  const unreadable = await server.unreadableRealms().catch((error: unknown) => {
+    if (error instanceof StoreUnavailableError) return [];
+    throw error;
+  });
+  for (const problem of unreadable) io.err(`${file}: ${problem.message}`);
+  return unreadable.length > 0;
 }
