@@ -49,6 +49,10 @@ function realmObject(name = 'shop', { plainPassword = false } = {}): Record<stri
   });
 }
 
+/** realmObject() with refresh tokens for `web`. */
+const withRefreshTokens = () =>
+  withChanges(realmObject(), { 'clients.2.grant_types': ['authorization_code', 'refresh_token'] });
+
 type Method = 'GET' | 'PUT' | 'DELETE';
 
 function admin(server: Server, method: Method, url: string, body?: unknown, headers = ADMIN) {
@@ -224,6 +228,23 @@ describe('realms of the admin API', () => {
     expect((await admin(server, 'GET', '/realms')).json()).toEqual({ realms: ['demo'] });
     expect((await admin(server, 'GET', '/realms/shop')).statusCode).toBe(404);
   });
+
+  it('deletes a realm with its sign-ins: created again, it has none of the old sessions, grants and tokens', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', withRefreshTokens());
+    const { access_token, refresh_token } = await webTokens(server, 'shop');
+    expect(refresh_token).toEqual(expect.any(String));
+    expect((await admin(server, 'DELETE', '/realms/shop')).statusCode).toBe(204);
+    expect((await admin(server, 'PUT', '/realms/shop', withRefreshTokens())).statusCode).toBe(201);
+
+    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
+    expect([refresh.statusCode, refresh.json().error]).toEqual([400, 'invalid_grant']);
+    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
+    const sessions = await admin(server, 'GET', '/realms/shop/users/alice/sessions');
+    expect(sessions.json()).toEqual({ sessions: [] });
+    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+    expect(grants.json()).toEqual({ grants: [] });
+  });
 });
 
 describe('clients of the admin API', () => {
@@ -292,6 +313,23 @@ describe('clients of the admin API', () => {
     expect(refresh.statusCode).toBe(401);
     expect(refresh.json().error).toBe('invalid_client');
     expect((await admin(server, 'GET', '/realms/shop/clients/web')).statusCode).toBe(404);
+  });
+
+  it('deletes a client with its grants: created again, it has none of the old consents and tokens', async () => {
+    const server = start();
+    const shop = withRefreshTokens();
+    await admin(server, 'PUT', '/realms/shop', shop);
+    const web = (shop.clients as { client_id: string }[]).find((each) => each.client_id === 'web');
+    const { access_token, refresh_token } = await webTokens(server, 'shop');
+    expect(refresh_token).toEqual(expect.any(String));
+    expect((await admin(server, 'DELETE', '/realms/shop/clients/web')).statusCode).toBe(204);
+    expect((await admin(server, 'PUT', '/realms/shop/clients/web', web)).statusCode).toBe(201);
+
+    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
+    expect([refresh.statusCode, refresh.json().error]).toEqual([400, 'invalid_grant']);
+    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
+    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+    expect(grants.json()).toEqual({ grants: [] });
   });
 
   it('shows a client of the config file without its secret', async () => {

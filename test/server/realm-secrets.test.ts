@@ -181,6 +181,13 @@ describe('the admin API on a realm whose secrets do not open', () => {
     },
   );
 
+  it('deletes the realm with 204, though nothing signed in to it can be ended from here', async () => {
+    const { store, reader } = await writtenWithAnotherKey();
+    expect((await admin(reader.server, 'DELETE', '/realms/shop')).statusCode).toBe(204);
+    expect(await store.get('admin_realm', 'shop')).toBeUndefined();
+    expect(reader.reported).toEqual([]);
+  });
+
   it('takes the realm again with its client secrets, sealed under its own key: the way back', async () => {
     const { writer, reader } = await writtenWithAnotherKey();
     expect((await discovery(reader.server)).statusCode).toBe(503);

@@ -1,13 +1,17 @@
-import type { ConfigIssue } from '@gatehouse-oidc/core';
+import type { ConfigIssue, Provider } from '@gatehouse-oidc/core';
 import { formatIssue } from '@gatehouse-oidc/core';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { RealmCatalog } from '../realms/realm-catalog.js';
+import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
+import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
 import type { EditOutcome, RealmEditor } from '../realms/realm-editor.js';
+import { RealmSecretsUnreadable } from '../realms/realm-secrets-unreadable.js';
 import { withoutSecrets } from './without-secrets.js';
 
 export interface RealmRoutesOptions {
   catalog: RealmCatalog;
   editor: RealmEditor;
+  /** Ends the sessions and grants a deleted realm or client leaves behind. */
+  provider: Provider;
 }
 
 /** A realm with many clients and users is larger than the admin API's other bodies. */
@@ -27,7 +31,7 @@ interface ClientParams extends RealmParams {
  */
 export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
   app,
-  { catalog, editor },
+  { catalog, editor, provider },
 ) => {
   app.removeAllContentTypeParsers();
   // The body stays text: JSON that does not parse is answered like any other invalid body.
@@ -54,9 +58,17 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     );
   });
 
-  app.delete<{ Params: RealmParams }>('/realms/:realm', async (request, reply) =>
-    answer(reply, await editor.deleteRealm(request.params.realm)),
-  );
+  app.delete<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
+    const name = request.params.realm;
+    // Before the realm goes: the provider needs it to find and end what was signed in to it.
+    const realm = catalog.isFileRealm(name) ? undefined : await servable(catalog, name);
+    if (realm) {
+      const { users, clients } = realm.config;
+      const clientIds = clients.map((client) => client.client_id);
+      await endRealmSignIns(provider, name, subsOf(users), clientIds);
+    }
+    return answer(reply, await editor.deleteRealm(name));
+  });
 
   app.get<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
     const client = await findClient(catalog, request.params);
@@ -76,10 +88,30 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     '/realms/:realm/clients/:client_id',
     async (request, reply) => {
       const { realm, client_id: clientId } = request.params;
-      return answer(reply, await editor.deleteClient(realm, clientId));
+      const outcome = await editor.deleteClient(realm, clientId);
+      if (outcome.status === 'deleted') {
+        const users = (await catalog.shown(realm))?.users ?? [];
+        await revokeClientGrants(provider, realm, clientId, subsOf(users));
+      }
+      return answer(reply, outcome);
     },
   );
 };
+
+const subsOf = (users: readonly { sub: string }[]) => users.map((user) => user.sub);
+
+/**
+ * The realm as the provider serves it, or undefined when it does not exist or its client secrets
+ * do not open: then the provider cannot serve it either, nor end anything signed in to it.
+ */
+async function servable(catalog: RealmCatalog, name: string): Promise<CatalogRealm | undefined> {
+  try {
+    return await catalog.find(name);
+  } catch (error) {
+    if (error instanceof Error && error.cause instanceof RealmSecretsUnreadable) return undefined;
+    throw error;
+  }
+}
 
 async function findClient(catalog: RealmCatalog, { realm, client_id }: ClientParams) {
   const found = await catalog.shown(realm);
