@@ -62,7 +62,7 @@ export class ApiRealms {
   open(name: string, { realm, secrets }: StoredRealm): RealmObject {
     const unreadable: string[] = [];
     const withSecrets = clientsOf(realm).map((client) => {
-      const sealed = secrets[String(client.client_id)];
+      const sealed = sealedSecretOf(secrets, client);
       if (sealed === undefined) return client;
       try {
         return { ...client, client_secret: this.#box.open(sealed, secretContext(name, client)) };
@@ -106,7 +106,8 @@ export class ApiRealms {
 
   /** The realm as the store keeps it: client secrets sealed and set apart. */
   #seal(name: string, realm: RealmObject): StoredRealm {
-    const secrets: Record<string, string> = {};
+    // No prototype: a client_id such as "__proto__" or "constructor" is a key like any other.
+    const secrets: Record<string, string> = Object.create(null);
     const withoutSecrets = clientsOf(realm).map(({ client_secret, ...client }) => {
       if (typeof client_secret === 'string') {
         secrets[String(client.client_id)] = this.#box.seal(
@@ -118,6 +119,13 @@ export class ApiRealms {
     });
     return { realm: { ...realm, clients: withoutSecrets }, secrets };
   }
+}
+
+/** The client's own sealed secret: never one inherited from Object.prototype ("constructor"). */
+function sealedSecretOf(secrets: Record<string, string>, client: RealmObject): string | undefined {
+  const id = String(client.client_id);
+  const sealed = Object.hasOwn(secrets, id) ? secrets[id] : undefined;
+  return typeof sealed === 'string' ? sealed : undefined;
 }
 
 function clientsOf(realm: RealmObject): RealmObject[] {
