@@ -332,6 +332,21 @@ describe('clients of the admin API', () => {
     expect(grants.json()).toEqual({ grants: [] });
   });
 
+  it.each(['constructor', '__proto__', 'toString'])(
+    'takes a client whose client_id is %s like any other',
+    async (clientId) => {
+      const server = start();
+      await admin(server, 'PUT', '/realms/shop', realmObject());
+      const created = await admin(server, 'PUT', `/realms/shop/clients/${clientId}`, {
+        ...client,
+        client_id: clientId,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect((await discovery(server, 'shop')).statusCode).toBe(200);
+      expect((await machineToken(server, 'shop')).length).toBeGreaterThan(0);
+    },
+  );
+
   it('shows a client of the config file without its secret', async () => {
     const read = await admin(start(), 'GET', '/realms/demo/clients/web');
     expect(read.statusCode).toBe(200);

@@ -62,7 +62,7 @@ export interface Server {
   users: UserDirectory;
   /**
    * The realms of the admin API whose client secrets do not open with this config's
-   * cookie_secret; `gatehouse serve` refuses to start with any. Rejects when the store does.
+   * cookie_secret; `gatehouse serve` warns of each as it starts. Rejects when the store does.
    */
   unreadableRealms(): Promise<RealmSecretsUnreadable[]>;
 }
@@ -165,7 +165,10 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     users.prepare(config.realms.map((realm) => realm.name)).catch(() => {});
     done();
   });
-  return { app, provider, store, users, unreadableRealms: () => apiRealms.unreadable() };
+  // A name the config file also has is never served from the store, so cannot be unreadable.
+  const unreadableRealms = async () =>
+    (await apiRealms.unreadable()).filter((problem) => !catalog.isFileRealm(problem.realm));
+  return { app, provider, store, users, unreadableRealms };
 }
 
 /** The webhook URL of each realm with CIBA, by realm name. */

@@ -60,12 +60,18 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
 
   app.delete<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
     const name = request.params.realm;
-    // Before the realm goes: the provider needs it to find and end what was signed in to it.
-    const realm = catalog.isFileRealm(name) ? undefined : await servable(catalog, name);
-    if (realm) {
-      const { users, clients } = realm.config;
-      const clientIds = clients.map((client) => client.client_id);
-      await endRealmSignIns(provider, name, subsOf(users), clientIds);
+    if (!catalog.isFileRealm(name)) {
+      // Before the realm goes: the provider needs it to find and end what was signed in to it,
+      // so a realm whose secrets do not open here is refused like the other edits needing them.
+      const found = await servable(catalog, name);
+      if (found instanceof RealmSecretsUnreadable) {
+        return answer(reply, { status: 'secrets_unreadable', error: found });
+      }
+      if (found) {
+        const { users, clients } = found.config;
+        const clientIds = clients.map((client) => client.client_id);
+        await endRealmSignIns(provider, name, subsOf(users), clientIds);
+      }
     }
     return answer(reply, await editor.deleteRealm(name));
   });
@@ -89,7 +95,8 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     async (request, reply) => {
       const { realm, client_id: clientId } = request.params;
       const outcome = await editor.deleteClient(realm, clientId);
-      if (outcome.status === 'deleted') {
+      // After not_found too: a DELETE repeated because the revocation failed finds the client gone.
+      if (outcome.status === 'deleted' || outcome.status === 'not_found') {
         const users = (await catalog.shown(realm))?.users ?? [];
         await revokeClientGrants(provider, realm, clientId, subsOf(users));
       }
@@ -100,15 +107,15 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
 
 const subsOf = (users: readonly { sub: string }[]) => users.map((user) => user.sub);
 
-/**
- * The realm as the provider serves it, or undefined when it does not exist or its client secrets
- * do not open: then the provider cannot serve it either, nor end anything signed in to it.
- */
-async function servable(catalog: RealmCatalog, name: string): Promise<CatalogRealm | undefined> {
+/** The realm as the provider serves it, or why it cannot be: its client secrets do not open. */
+async function servable(
+  catalog: RealmCatalog,
+  name: string,
+): Promise<CatalogRealm | RealmSecretsUnreadable | undefined> {
   try {
     return await catalog.find(name);
   } catch (error) {
-    if (error instanceof Error && error.cause instanceof RealmSecretsUnreadable) return undefined;
+    if (error instanceof Error && error.cause instanceof RealmSecretsUnreadable) return error.cause;
     throw error;
   }
 }

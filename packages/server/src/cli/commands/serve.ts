@@ -28,9 +28,11 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   if (migrates && !(await migrateAndReport(config, io))) return EXIT_MIGRATION_FAILED;
   const server = buildServer(config);
   const { app, store } = server;
-  if (await reportUnreadableRealms(server, options.config, io)) {
+  try {
+    await warnOfUnreadableRealms(server, options.config, io);
+  } catch (error) {
     await app.close();
-    return EXIT_USAGE;
+    throw error;
   }
   try {
     await app.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
@@ -62,15 +64,15 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
 }
 
 /**
- * Whether a realm of the admin API has client secrets that do not open with this config's
- * cookie_secret, each such realm told in a paragraph: it could only ever answer 503. A store that
- * does not answer is no reason to refuse, as for the rest of the server: /healthz tells.
+ * Tells, a paragraph each, of the realms of the admin API whose client secrets do not open with
+ * this config's cookie_secret. The server still starts: those realms answer 503 until a PUT with
+ * their secrets seals them under this key, which is how a changed cookie_secret is taken up, and
+ * the other realms are served as usual. A store that does not answer is told by /healthz.
  */
-async function reportUnreadableRealms(server: Server, file: string, io: Io): Promise<boolean> {
+async function warnOfUnreadableRealms(server: Server, file: string, io: Io): Promise<void> {
   const unreadable = await server.unreadableRealms().catch((error: unknown) => {
     if (error instanceof StoreUnavailableError) return [];
     throw error;
   });
-  for (const problem of unreadable) io.err(`${file}: ${problem.message}`);
-  return unreadable.length > 0;
+  for (const problem of unreadable) io.err(`warning: ${file}: ${problem.message}`);
 }
