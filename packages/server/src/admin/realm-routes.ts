@@ -67,11 +67,7 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
       if (found instanceof RealmSecretsUnreadable) {
         return answer(reply, { status: 'secrets_unreadable', error: found });
       }
-      if (found) {
-        const { users, clients } = found.config;
-        const clientIds = clients.map((client) => client.client_id);
-        await endRealmSignIns(provider, name, subsOf(users), clientIds);
-      }
+      if (found) await endRealmSignIns(provider, name, subsOf(found.config.users));
     }
     return answer(reply, await editor.deleteRealm(name));
   });

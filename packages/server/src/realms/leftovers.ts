@@ -19,18 +19,18 @@ export function revokeClientGrants(
 
 /**
  * Ends every user's sessions in a realm about to be deleted through the admin API and revokes
- * their grants to its clients: a realm created again under the same name starts with none of
- * its sessions, consents or tokens.
+ * their grants: a realm created again under the same name starts with none of its sessions,
+ * consents or tokens.
  */
 export function endRealmSignIns(
   provider: Provider,
   realm: string,
   subs: readonly string[],
-  clientIds: readonly string[],
 ): Promise<void> {
   return eachUser(subs, async (sub) => {
     await provider.sessions.endAll(realm, sub);
-    await Promise.all(clientIds.map((clientId) => provider.grants.revoke(realm, sub, clientId)));
+    const grants = await provider.grants.list(realm, sub);
+    await Promise.all(grants.map(({ clientId }) => provider.grants.revoke(realm, sub, clientId)));
   });
 }
 
