@@ -87,4 +87,32 @@ describe('BackchannelDelivery', () => {
     expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
     expect(calls).toHaveLength(2);
   });
+
+  it('keeps `concurrent` attempts in flight, queues `waiting` more and refuses the rest at once', async () => {
+    const releases: Array<() => void> = [];
+    let calls = 0;
+    const fetchImpl = (async () => {
+      calls += 1;
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return new Response(null, { status: 204 });
+    }) as typeof fetch;
+    const reported: unknown[] = [];
+    const bcl = new BackchannelDelivery(
+      (error) => reported.push(error),
+      { concurrent: 2, waiting: 1, timeoutMs: 1000 },
+      fetchImpl,
+    );
+    const deliveries = [1, 2, 3, 4].map(() => bcl.deliver(TARGET, TOKEN));
+    expect(await deliveries[3]).toBe('too many back-channel logouts waiting');
+    expect(reported).toHaveLength(1);
+    expect(calls).toBe(2);
+    releases.shift()?.();
+    await deliveries[0];
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls).toBe(3);
+    for (const release of releases.splice(0)) release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (const release of releases.splice(0)) release();
+    expect(await Promise.all(deliveries.slice(0, 3))).toEqual([undefined, undefined, undefined]);
+  });
 });

@@ -6,12 +6,18 @@ export interface BackchannelDeliveryOptions {
   attempts: number;
   /** The wait before the second attempt; it doubles before each further one. */
   firstBackoffMs: number;
+  /** Attempts in flight at once, over every receiver; the others wait their turn. */
+  concurrent: number;
+  /** Attempts waiting at most; beyond it a delivery fails at once and is reported. */
+  waiting: number;
 }
 
 export const DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS: Readonly<BackchannelDeliveryOptions> = {
   timeoutMs: 5000,
   attempts: 3,
   firstBackoffMs: 1000,
+  concurrent: 32,
+  waiting: 10_000,
 };
 
 /** A logout token did not reach a client; the message names the client, never the token. */
@@ -39,6 +45,8 @@ const isTransient = (status: number) => status === 408 || status === 429 || stat
  */
 export class BackchannelDelivery {
   readonly #options: BackchannelDeliveryOptions;
+  #inFlight = 0;
+  readonly #waiting: Array<() => void> = [];
 
   constructor(
     private readonly report: (error: unknown) => void,
@@ -57,7 +65,11 @@ export class BackchannelDelivery {
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await delay(firstBackoffMs * 2 ** (attempt - 2));
-      const outcome = await this.#attempt(target.uri, token);
+      if (!(await this.#turn())) {
+        reason = 'too many back-channel logouts waiting';
+        break;
+      }
+      const outcome = await this.#attempt(target.uri, token).finally(() => this.#passTurn());
       if (outcome.delivered) return undefined;
       reason = outcome.reason;
       if (!outcome.retry) break;
@@ -66,6 +78,27 @@ export class BackchannelDelivery {
       new BackchannelLogoutError(`back-channel logout to ${target.label} failed: ${reason}`),
     );
     return reason;
+  }
+
+  /**
+   * Waits for a place among the attempts in flight (ending a realm's sessions may notify
+   * thousands of receivers at once); false when too many wait already.
+   */
+  async #turn(): Promise<boolean> {
+    if (this.#inFlight < this.#options.concurrent) {
+      this.#inFlight += 1;
+      return true;
+    }
+    if (this.#waiting.length >= this.#options.waiting) return false;
+    // The place passes straight from the attempt that ends, so `inFlight` stays as it is.
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return true;
+  }
+
+  #passTurn(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#inFlight -= 1;
   }
 
   async #attempt(
