@@ -9,7 +9,13 @@ import {
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { basicAuthorization, FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
-import { ADMIN_TOKEN, BOB_PASSWORD_HASH, validConfig, withChanges } from './support.js';
+import {
+  ADMIN_TOKEN,
+  BOB_PASSWORD_HASH,
+  serviceTokenRequest,
+  validConfig,
+  withChanges,
+} from './support.js';
 import { aliceSignsIn, codeExchange, refreshRequest, WEB_TOKEN_HEADERS } from './web-sign-in.js';
 
 /** The admin API's realms and clients (docs/standalone-server.md), row by row of the contract. */
@@ -285,16 +291,7 @@ describe('clients of the admin API', () => {
     expect(read.body).not.toContain(SECRETS.other);
     expectNoSecret(read);
     // The new secret is the one that works now.
-    const refused = await server.app.inject({
-      method: 'POST',
-      url: '/oauth/shop/token',
-      headers: FORM_HEADERS,
-      payload: form({
-        grant_type: 'client_credentials',
-        client_id: 'service',
-        client_secret: SECRETS.post,
-      }),
-    });
+    const refused = await server.app.inject(serviceTokenRequest('shop'));
     expect(refused.statusCode).toBeGreaterThanOrEqual(400);
     expect(refused.json().error).toBe('invalid_client');
   });

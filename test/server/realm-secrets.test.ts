@@ -7,7 +7,7 @@ import {
 } from '@gatehouse-oidc/server';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
+import { SECRETS } from '../support/fixtures.js';
 import { deleteRedisKeys, uniquePrefix } from '../support/service-admin.js';
 import { REDIS, serviceUrl } from '../support/services.js';
 import {
@@ -16,6 +16,7 @@ import {
   CliProcess,
   configDir,
   killAllCli,
+  serviceTokenRequest,
   validConfig,
   withChanges,
 } from './support.js';
@@ -73,17 +74,7 @@ function admin(server: Server, method: 'GET' | 'PUT' | 'DELETE', url: string, bo
 const discovery = (server: Server) =>
   server.app.inject({ url: '/oauth/shop/.well-known/openid-configuration' });
 
-const machineToken = (server: Server) =>
-  server.app.inject({
-    method: 'POST',
-    url: '/oauth/shop/token',
-    headers: FORM_HEADERS,
-    payload: form({
-      grant_type: 'client_credentials',
-      client_id: 'service',
-      client_secret: SECRETS.post,
-    }),
-  });
+const machineToken = (server: Server) => server.app.inject(serviceTokenRequest('shop'));
 
 function expectNoSecret(text: string): void {
   for (const secret of SECRET_TEXTS) expect(text).not.toContain(secret);

@@ -160,3 +160,17 @@ export async function runCli(args: readonly string[]) {
   const code = await cli.exited;
   return { code, stdout: cli.stdout, stderr: cli.stderr };
 }
+
+/** An inject request: `service` asks the realm's token endpoint for a client_credentials token. */
+export function serviceTokenRequest(realm: string, secret: string = SECRETS.post) {
+  return {
+    method: 'POST' as const,
+    url: `/oauth/${realm}/token`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'service',
+      client_secret: secret,
+    }).toString(),
+  };
+}

@@ -7,7 +7,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../support/fixtures.js';
-import { validConfig } from './support.js';
+import { serviceTokenRequest, validConfig } from './support.js';
 
 /**
  * The standalone server's events and telemetry (docs/telemetry.md): the events operators must see
@@ -24,19 +24,6 @@ beforeAll(() => {
 });
 afterAll(() => trace.disable());
 
-function tokenRequest(secret: string) {
-  return {
-    method: 'POST' as const,
-    url: '/oauth/demo/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: 'service',
-      client_secret: secret,
-    }).toString(),
-  };
-}
-
 describe('the standalone server', () => {
   it('logs a failed client authentication, without what was presented, and not a token issued', async () => {
     const lines: string[] = [];
@@ -44,9 +31,9 @@ describe('the standalone server', () => {
       eventLog: (line) => lines.push(line),
     });
     try {
-      const issued = await app.inject(tokenRequest(SECRETS.post));
+      const issued = await app.inject(serviceTokenRequest('demo', SECRETS.post));
       const wrong = `${SECRETS.post}-but-wrong`;
-      expect((await app.inject(tokenRequest(wrong))).statusCode).toBe(400);
+      expect((await app.inject(serviceTokenRequest('demo', wrong))).statusCode).toBe(400);
       await new Promise((resolve) => setTimeout(resolve, 0));
 
       expect(lines).toHaveLength(1);
@@ -69,7 +56,7 @@ describe('the standalone server', () => {
     spans.reset();
     const { app } = buildServer(parseServerConfig(validConfig()), { eventLog: () => {} });
     try {
-      await app.inject(tokenRequest(SECRETS.post));
+      await app.inject(serviceTokenRequest('demo', SECRETS.post));
       await app.inject({ url: '/oauth/demo/.well-known/openid-configuration' });
       expect(spans.getFinishedSpans().map((span) => span.name)).toEqual([
         'gatehouse token',
