@@ -131,6 +131,18 @@ async function webTokens(server: Server, realm: string) {
   return response.json() as { access_token: string; refresh_token: string };
 }
 
+/** Alice's grant to `web` of shop is gone: its tokens refused, and none listed for her. */
+async function expectWebGrantGone(
+  server: Server,
+  { access_token, refresh_token }: { access_token: string; refresh_token: string },
+) {
+  const refresh = await refreshAtWeb(server, 'shop', refresh_token);
+  expect([refresh.statusCode, refresh.json().error]).toEqual([400, 'invalid_grant']);
+  expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
+  const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+  expect(grants.json()).toEqual({ grants: [] });
+}
+
 describe('realms of the admin API', () => {
   it('lists every realm, from the file and from the API', async () => {
     const server = start();
@@ -243,13 +255,9 @@ describe('realms of the admin API', () => {
     expect((await admin(server, 'DELETE', '/realms/shop')).statusCode).toBe(204);
     expect((await admin(server, 'PUT', '/realms/shop', withRefreshTokens())).statusCode).toBe(201);
 
-    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
-    expect([refresh.statusCode, refresh.json().error]).toEqual([400, 'invalid_grant']);
-    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
+    await expectWebGrantGone(server, { access_token, refresh_token });
     const sessions = await admin(server, 'GET', '/realms/shop/users/alice/sessions');
     expect(sessions.json()).toEqual({ sessions: [] });
-    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
-    expect(grants.json()).toEqual({ grants: [] });
   });
 });
 
@@ -322,11 +330,7 @@ describe('clients of the admin API', () => {
     expect((await admin(server, 'DELETE', '/realms/shop/clients/web')).statusCode).toBe(204);
     expect((await admin(server, 'PUT', '/realms/shop/clients/web', web)).statusCode).toBe(201);
 
-    const refresh = await refreshAtWeb(server, 'shop', refresh_token);
-    expect([refresh.statusCode, refresh.json().error]).toEqual([400, 'invalid_grant']);
-    expect((await userinfo(server, 'shop', access_token)).statusCode).toBe(401);
-    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
-    expect(grants.json()).toEqual({ grants: [] });
+    await expectWebGrantGone(server, { access_token, refresh_token });
   });
 
   it.each(['constructor', '__proto__', 'toString'])(
