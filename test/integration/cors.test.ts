@@ -124,16 +124,24 @@ describe('CORS preflight', () => {
     },
   );
 
-  it.each([DISCOVERY, JWKS])('answers %s from any origin: a public document', async (path) => {
-    const response = await preflight(path, STRANGER, 'GET');
-    expect(response.status).toBe(204);
-    expect(response.headers).toEqual({
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD',
-      'access-control-allow-headers': 'Authorization, Content-Type, DPoP',
-      'access-control-max-age': '600',
-    });
-  });
+  it.each([DISCOVERY, JWKS])(
+    'answers %s from the origin of a client, and from no other',
+    async (path) => {
+      const response = await preflight(path, SPA, 'GET');
+      expect({ status: response.status, headers: response.headers }).toEqual({
+        status: 204,
+        headers: {
+          'access-control-allow-origin': SPA,
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'Authorization, Content-Type, DPoP',
+          'access-control-max-age': '600',
+          vary: 'Origin',
+        },
+      });
+      const stranger = await preflight(path, STRANGER, 'GET');
+      expect(stranger.headers).toEqual({ vary: 'Origin' });
+    },
+  );
 
   it.each([INTROSPECT, AUTHORIZE, endpointPath('logout'), endpointPath('session/check')])(
     'is refused at %s, which never answers CORS',
@@ -219,12 +227,18 @@ describe('CORS on the answers', () => {
     expect(corsHeadersOf(revoked)['access-control-allow-origin']).toBe(SPA);
   });
 
-  it('serves discovery and the JWKS to any origin', async () => {
+  it('serves discovery and the JWKS to the origins of the clients, and varies on Origin', async () => {
     for (const path of [DISCOVERY, JWKS]) {
-      const response = await send({ path, headers: { origin: STRANGER } });
-      expect(response.status).toBe(200);
-      expect(response.headers['access-control-allow-origin']).toBe('*');
-      expect(response.headers.vary).toBeUndefined();
+      const fromSpa = await send({ path, headers: { origin: SPA } });
+      expect(fromSpa.status).toBe(200);
+      expect(corsHeadersOf(fromSpa)['access-control-allow-origin']).toBe(SPA);
+      const fromStranger = await send({ path, headers: { origin: STRANGER } });
+      expect(fromStranger.status).toBe(200);
+      expect(corsHeadersOf(fromStranger)).toEqual({});
+      // A shared cache keeps these answers: one fetched without Origin must not serve a browser.
+      for (const response of [fromSpa, fromStranger, await send({ path })]) {
+        expect(response.headers.vary).toBe('Origin');
+      }
     }
   });
 

@@ -16,7 +16,7 @@ import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
 import { type EventListener, eventSink } from './events/emit.js';
 import { rememberBodyLimit } from './http/body-limit.js';
-import { preflightResponse, withPolicyCors } from './http/cors.js';
+import { preflightResponse, withRealmCors } from './http/cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails, InteractionResult } from './interactions/interaction.js';
 import {
@@ -278,12 +278,12 @@ export function createProvider(options: ProviderOptions): Provider {
     const { route, realm } = resolved;
     try {
       if (request.method === 'OPTIONS' && route.cors) {
-        return preflightResponse(request, route.cors, route.methods, realm);
+        return preflightResponse(request, route.methods, realm);
       }
       return await route.handler(request, realmContext(realm));
     } catch (error) {
       const response = failed(request, error, realm.errorDialect);
-      return route.cors ? withPolicyCors(response, request, route.cors, realm) : response;
+      return route.cors ? withRealmCors(response, request, realm) : response;
     }
   }
 

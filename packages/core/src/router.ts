@@ -11,13 +11,15 @@ import { ENDPOINT_PATHS } from './endpoints/paths.js';
 import { revocationEndpoint } from './endpoints/revocation.js';
 import { tokenEndpoint } from './endpoints/token.js';
 import { userinfoEndpoint } from './endpoints/userinfo.js';
-import type { CorsPolicy } from './http/cors.js';
 
 export interface Route {
   readonly methods: readonly string[];
   readonly handler: EndpointHandler;
-  /** Who may read its answers from a browser script; the provider answers its OPTIONS preflights. */
-  readonly cors?: CorsPolicy;
+  /**
+   * Its answers are readable from the browser origins of the realm's clients (http/cors.ts); the
+   * provider answers its OPTIONS preflights.
+   */
+  readonly cors?: true;
 }
 
 const GET = ['GET', 'HEAD'] as const;
@@ -27,18 +29,15 @@ const POST = ['POST'] as const;
 export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   [
     ENDPOINT_PATHS.discovery,
-    { methods: [...GET, 'OPTIONS'], handler: discoveryEndpoint, cors: 'public' },
+    { methods: [...GET, 'OPTIONS'], handler: discoveryEndpoint, cors: true },
   ],
-  [ENDPOINT_PATHS.jwks, { methods: [...GET, 'OPTIONS'], handler: jwksEndpoint, cors: 'public' }],
-  [
-    ENDPOINT_PATHS.token,
-    { methods: [...POST, 'OPTIONS'], handler: tokenEndpoint, cors: 'clients' },
-  ],
+  [ENDPOINT_PATHS.jwks, { methods: [...GET, 'OPTIONS'], handler: jwksEndpoint, cors: true }],
+  [ENDPOINT_PATHS.token, { methods: [...POST, 'OPTIONS'], handler: tokenEndpoint, cors: true }],
   // Introspection is for resource servers, never for a script in a browser: no CORS.
   [ENDPOINT_PATHS.introspection, { methods: POST, handler: introspectionEndpoint }],
   [
     ENDPOINT_PATHS.revocation,
-    { methods: [...POST, 'OPTIONS'], handler: revocationEndpoint, cors: 'clients' },
+    { methods: [...POST, 'OPTIONS'], handler: revocationEndpoint, cors: true },
   ],
   // No HEAD on the browser endpoints: a link checker's HEAD must not start, resume or end a sign-in.
   // No CORS either: the browser navigates there, no script reads the answer.
@@ -46,7 +45,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   [ENDPOINT_PATHS.authorizationResume, { methods: ['GET'], handler: authorizationResumeEndpoint }],
   [
     ENDPOINT_PATHS.userinfo,
-    { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint, cors: 'clients' },
+    { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint, cors: true },
   ],
   [ENDPOINT_PATHS.endSession, { methods: ['GET', 'POST'], handler: endSessionEndpoint }],
   [ENDPOINT_PATHS.checkSession, { methods: GET, handler: checkSessionEndpoint }],

@@ -10,6 +10,7 @@ import {
 import { ALWAYS_AVAILABLE_ID_TOKEN_ALG } from '../config/signing-algorithms.js';
 import type { EndpointHandler } from '../context.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
+import { withRealmCors } from '../http/cors.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Realm } from '../realms/realm.js';
 import { ENDPOINT_PATHS } from './paths.js';
@@ -36,11 +37,15 @@ const AUTHENTICATING_METHODS = SUPPORTED_CLIENT_AUTH_METHODS.filter((method) => 
  * OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414) for what this realm implements.
  * Every URL is built from the configured base URL, never from request headers.
  */
-export const discoveryEndpoint: EndpointHandler = async (_request, context) =>
-  jsonResponse(200, providerMetadata(context.realm), {
-    'cache-control': 'public, max-age=300',
-    'access-control-allow-origin': '*',
-  });
+export const discoveryEndpoint: EndpointHandler = async (request, context) =>
+  withRealmCors(
+    jsonResponse(200, providerMetadata(context.realm), {
+      'cache-control': 'public, max-age=300',
+      vary: 'Origin',
+    }),
+    request,
+    context.realm,
+  );
 
 export function providerMetadata(realm: Realm): Record<string, unknown> {
   return {

@@ -2,7 +2,7 @@ import { claimsForScopes, pickClaims } from '../accounts/claims.js';
 import type { EndpointHandler } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { type BearerErrorCode, bearerChallenge, bearerError, bearerToken } from '../http/bearer.js';
-import { withClientCors, withPolicyCors } from '../http/cors.js';
+import { withClientCors, withRealmCors } from '../http/cors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { emptyResponse, NO_STORE_HEADERS, noStoreJson } from '../http/responses.js';
 import type { GatehouseRequest } from '../http/types.js';
@@ -31,7 +31,7 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
       ...NO_STORE_HEADERS,
       'www-authenticate': bearerChallenge(realm.issuer),
     });
-    return withPolicyCors(challenge, request, 'clients', realm);
+    return withRealmCors(challenge, request, realm);
   }
 
   const record = (await findAccessToken(context, token))?.record;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client, Realm } from '../realms/realm.js';
-import { preflightResponse, withClientCors, withPolicyCors } from './cors.js';
+import { preflightResponse, withClientCors, withRealmCors } from './cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './types.js';
 
 const realm = {
@@ -17,9 +17,7 @@ const answer = (): GatehouseResponse => ({ status: 200, headers: { 'cache-contro
 
 describe('preflightResponse', () => {
   it('allows an origin of any client of the realm, for the methods of the endpoint', () => {
-    expect(
-      preflightResponse(from('https://b.example'), 'clients', ['POST', 'OPTIONS'], realm),
-    ).toEqual({
+    expect(preflightResponse(from('https://b.example'), ['POST', 'OPTIONS'], realm)).toEqual({
       status: 204,
       headers: {
         'access-control-allow-origin': 'https://b.example',
@@ -33,21 +31,15 @@ describe('preflightResponse', () => {
 
   it('allows nothing to another origin, or to a request without one', () => {
     for (const origin of ['https://c.example', undefined]) {
-      expect(preflightResponse(from(origin), 'clients', ['POST'], realm)).toEqual({
+      expect(preflightResponse(from(origin), ['POST'], realm)).toEqual({
         status: 204,
         headers: { vary: 'Origin' },
       });
     }
   });
-
-  it('allows any origin to a public endpoint, without Vary', () => {
-    const response = preflightResponse(from('https://c.example'), 'public', ['GET'], realm);
-    expect(response.headers['access-control-allow-origin']).toBe('*');
-    expect(response.headers.vary).toBeUndefined();
-  });
 });
 
-describe('withClientCors and withPolicyCors', () => {
+describe('withClientCors and withRealmCors', () => {
   it("echo an origin the client allows, and no other, adding Vary to the response's own", () => {
     const allowed = withClientCors(answer(), from('https://a.example'), clientA);
     expect(allowed.headers).toEqual({
@@ -64,22 +56,28 @@ describe('withClientCors and withPolicyCors', () => {
     );
   });
 
-  it('fall back on the realm before the client is known, and on * for public endpoints', () => {
+  it('allow the origins of every client of the realm when no client is known', () => {
     expect(
-      withPolicyCors(answer(), from('https://b.example'), 'clients', realm).headers[
+      withRealmCors(answer(), from('https://b.example'), realm).headers[
         'access-control-allow-origin'
       ],
     ).toBe('https://b.example');
-    expect(
-      withPolicyCors(answer(), from('https://c.example'), 'public', realm).headers[
-        'access-control-allow-origin'
-      ],
-    ).toBe('*');
+    expect(withRealmCors(answer(), from('https://c.example'), realm).headers).toEqual({
+      'cache-control': 'no-store',
+      vary: 'Origin',
+    });
+  });
+
+  it('name Origin once in Vary, whatever the case the response wrote it in', () => {
+    const varied = { status: 200, headers: { vary: 'accept, origin' } };
+    expect(withRealmCors(varied, from('https://a.example'), realm).headers.vary).toBe(
+      'accept, origin',
+    );
   });
 
   it('leave the answer to a request without Origin untouched', () => {
     const response = answer();
     expect(withClientCors(response, from(), clientA)).toBe(response);
-    expect(withPolicyCors(response, from(), 'clients', realm)).toBe(response);
+    expect(withRealmCors(response, from(), realm)).toBe(response);
   });
 });
