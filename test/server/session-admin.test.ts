@@ -204,20 +204,14 @@ describe('refusals', () => {
 
   it.each(routes)('%s %s answers 404 for an unknown realm', async (method, url) => {
     const answer = await admin(method, url.replace(/^demo/, 'nope'));
-    expect([answer.statusCode, answer.json()]).toEqual([
-      404,
-      { error: 'not_found', error_description: 'unknown realm' },
-    ]);
+    expect([answer.statusCode, answer.json()]).toEqual([404, { error: 'not_found' }]);
   });
 
   it.each(routes.filter(([, url]) => url.includes('/users/')))(
     '%s %s answers 404 for an unknown user',
     async (method, url) => {
       const answer = await admin(method, url.replace('alice', 'mallory'));
-      expect([answer.statusCode, answer.json()]).toEqual([
-        404,
-        { error: 'not_found', error_description: 'unknown user' },
-      ]);
+      expect([answer.statusCode, answer.json()]).toEqual([404, { error: 'not_found' }]);
     },
   );
 
@@ -225,14 +219,10 @@ describe('refusals', () => {
     await signedInBrowser();
     expect((await admin('DELETE', 'demo/sessions/unknown-sid')).json()).toEqual({
       error: 'not_found',
-      error_description: 'no live session has this sid',
     });
     for (const clientId of ['service', 'no-such-client']) {
       const answer = await admin('DELETE', `demo/users/alice/grants/${clientId}`);
-      expect([answer.statusCode, answer.json()]).toEqual([
-        404,
-        { error: 'not_found', error_description: 'the user has no grant to this client' },
-      ]);
+      expect([answer.statusCode, answer.json()]).toEqual([404, { error: 'not_found' }]);
     }
     expect((await sessionsOfAlice()).length).toBe(1);
   });

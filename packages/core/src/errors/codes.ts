@@ -128,6 +128,14 @@ const INTERFACE = {
 /** Gatehouse's own: an HTTP answer outside any OAuth exchange, the same in every dialect. */
 const GATEHOUSE = {
   not_found: { status: 404, definedIn: 'Gatehouse (unknown endpoint, realm or admin route)' },
+  config_managed: {
+    status: 409,
+    definedIn: 'Gatehouse admin API (a realm written in the config file)',
+  },
+  secrets_unreadable: {
+    status: 409,
+    definedIn: "Gatehouse admin API (a stored realm's client secrets do not open)",
+  },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeDefinition>> = {

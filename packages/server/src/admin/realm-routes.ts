@@ -1,5 +1,6 @@
 import type { ConfigIssue, Provider } from '@gatehouse-oidc/core';
-import { formatIssue } from '@gatehouse-oidc/core';
+import { formatIssue, OAuthError, oauthErrorResponse } from '@gatehouse-oidc/core';
+import { send } from '@gatehouse-oidc/fastify';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
@@ -147,31 +148,36 @@ async function answer(
     case 'not_found':
       return notFound(reply);
     case 'config_managed':
-      return json(reply, 409, {
-        error: 'config_managed',
-        error_description: 'this realm is written in the config file and changes only with it',
-      });
+      return error(
+        reply,
+        new OAuthError(
+          'config_managed',
+          'this realm is written in the config file and changes only with it',
+        ),
+      );
     case 'invalid':
       return invalid(reply, outcome.issues);
     case 'secrets_unreadable':
-      return json(reply, 409, {
-        error: 'secrets_unreadable',
-        error_description: outcome.error.message,
-      });
+      return error(reply, new OAuthError('secrets_unreadable', outcome.error.message));
   }
 }
 
+/**
+ * 400 with every problem: `issues` as `gatehouse check` prints them, and the same joined into
+ * one `error_description` kept to the characters RFC 6749 allows there.
+ */
 function invalid(reply: FastifyReply, issues: readonly ConfigIssue[]): FastifyReply {
-  return json(reply, 400, {
-    error: 'invalid_request',
-    error_description: issues.map(formatIssue).join('\n'),
-    issues,
-  });
+  const { code, description } = new OAuthError(
+    'invalid_request',
+    issues.map(formatIssue).join('; '),
+  );
+  return json(reply, 400, { error: code, error_description: description, issues });
 }
 
-function notFound(reply: FastifyReply): FastifyReply {
-  return json(reply, 404, { error: 'not_found' });
-}
+const notFound = (reply: FastifyReply) => error(reply, new OAuthError('not_found'));
+
+const error = (reply: FastifyReply, refusal: OAuthError) =>
+  send(reply, oauthErrorResponse(refusal));
 
 function json(reply: FastifyReply, status: number, body: object): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send(body);

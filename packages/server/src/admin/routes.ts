@@ -97,7 +97,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   app.post<{ Params: { realm: string } }>('/realms/:realm/keys/rotate', async (request, reply) => {
     const { realm } = request.params;
     if (!(await provider.realm(realm)))
-      return send(reply, oauthErrorResponse(new OAuthError('not_found', 'unknown realm')));
+      return send(reply, oauthErrorResponse(new OAuthError('not_found')));
     await provider.rotateKeys(realm);
     return reply.code(204).send();
   });
@@ -107,9 +107,8 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
     '/realms/:realm/ciba/:auth_req_id/:decision',
     async (request, reply) => {
       const { realm, auth_req_id: authReqId, decision } = request.params;
-      if (decision !== 'approve' && decision !== 'deny')
-        throw new OAuthError('not_found', 'no such admin endpoint');
-      if (!(await provider.realm(realm))) throw new OAuthError('not_found', 'unknown realm');
+      if (decision !== 'approve' && decision !== 'deny') throw new OAuthError('not_found');
+      if (!(await provider.realm(realm))) throw new OAuthError('not_found');
       const decided =
         decision === 'approve'
           ? await provider.ciba.approve(
@@ -118,8 +117,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
               parseCibaApproval(bodyOf(request), request.headers['content-type']),
             )
           : await provider.ciba.deny(realm, authReqId);
-      if (!decided)
-        throw new OAuthError('not_found', 'no pending backchannel request with this auth_req_id');
+      if (!decided) throw new OAuthError('not_found');
       return reply.code(204).send();
     },
   );
@@ -134,7 +132,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   );
 
   app.all('/*', async (_request, reply) =>
-    send(reply, oauthErrorResponse(new OAuthError('not_found', 'no such admin endpoint'))),
+    send(reply, oauthErrorResponse(new OAuthError('not_found'))),
   );
 };
 

@@ -22,15 +22,17 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
   app,
   { provider, accounts },
 ) => {
-  /** Rejects with 404 unless the realm exists and has this user. */
+  /**
+   * Rejects with 404 unless the realm exists and has this user. Every 404 of the admin API is the
+   * contract's bare `{"error":"not_found"}`.
+   */
   async function knownUser({ realm, sub }: UserParams): Promise<void> {
     await knownRealm(realm);
-    if (!(await accounts.findAccount(realm, sub)))
-      throw new OAuthError('not_found', 'unknown user');
+    if (!(await accounts.findAccount(realm, sub))) throw new OAuthError('not_found');
   }
 
   async function knownRealm(realm: string): Promise<void> {
-    if (!(await provider.realm(realm))) throw new OAuthError('not_found', 'unknown realm');
+    if (!(await provider.realm(realm))) throw new OAuthError('not_found');
   }
 
   app.get<{ Params: UserParams }>('/realms/:realm/users/:sub/sessions', async (request, reply) => {
@@ -59,8 +61,7 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
     async (request, reply) => {
       const { realm, sid } = request.params;
       await knownRealm(realm);
-      if (!(await provider.sessions.end(realm, sid)))
-        throw new OAuthError('not_found', 'no live session has this sid');
+      if (!(await provider.sessions.end(realm, sid))) throw new OAuthError('not_found');
       return reply.code(204).send();
     },
   );
@@ -82,8 +83,7 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
     async (request, reply) => {
       const { realm, sub, client_id: clientId } = request.params;
       await knownUser(request.params);
-      if (!(await provider.grants.revoke(realm, sub, clientId)))
-        throw new OAuthError('not_found', 'the user has no grant to this client');
+      if (!(await provider.grants.revoke(realm, sub, clientId))) throw new OAuthError('not_found');
       return reply.code(204).send();
     },
   );
