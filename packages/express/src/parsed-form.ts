@@ -1,5 +1,8 @@
-import { OAuthError, oauthErrorResponse } from '@gatehouse-oidc/core';
-import type { GatehouseResponse } from '@gatehouse-oidc/core/adapter';
+import {
+  type GatehouseResponse,
+  OAuthError,
+  oauthErrorResponse,
+} from '@gatehouse-oidc/core/adapter';
 
 /**
  * Rebuilds the pairs of a form that `express.urlencoded` (qs) already parsed. qs turns a repeated

@@ -6,7 +6,8 @@
 import { recordedBodyLimit } from '../http/body-limit.js';
 import type { Provider } from '../provider.js';
 
-export { payloadTooLargeResponse } from '../errors/to-response.js';
+export { OAuthError } from '../errors/oauth-error.js';
+export { oauthErrorResponse, payloadTooLargeResponse } from '../errors/to-response.js';
 export { isFormUrlEncoded } from '../http/media-type.js';
 export { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
 export type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
