@@ -6,8 +6,8 @@ import { fencedBlocks, importedPackages, installedPackages, isScript } from './m
 
 /**
  * Pages whose code blocks are not code a reader installs anything for. Each holds no script at
- * all (the test checks it); anything it runs needs a clone of this repository, which the page
- * says.
+ * all (the test checks it); a command it runs comes from npm or from a clone of this repository,
+ * which the page says.
  */
 const NOTHING_TO_INSTALL = new Map([
   ['architecture.md', 'a diagram of the code, no code to run'],
@@ -15,7 +15,10 @@ const NOTHING_TO_INSTALL = new Map([
   ['browser-sign-in.md', 'shell commands against the demo server (`pnpm start`)'],
   ['errors.md', 'a fragment of realm configuration, no code to run'],
   ['performance.md', '`pnpm bench` in a clone and what it prints'],
-  ['standalone-server.md', 'the `gatehouse` command in a clone, its config file and HTTP calls'],
+  [
+    'standalone-server.md',
+    'the `gatehouse` command (installed from npm or run in a clone), its config file and HTTP calls',
+  ],
 ]);
 
 /** docs/api is the generated reference: doc-comment fragments, checked by api-reference.test.ts. */
