@@ -1,6 +1,9 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { form } from '../support/fixtures.js';
 import { InjectBrowser } from './pages-support.js';
 import { ADMIN_TOKEN, validConfig, withChanges } from './support.js';
@@ -235,3 +238,84 @@ function cookieValues(browser: InjectBrowser): string[] {
     return pair.slice(pair.indexOf('=') + 1);
   });
 }
+
+describe('the admin API notifies the clients of the sessions it ends', () => {
+  const received: string[] = [];
+  let receiver: Server;
+  let notifiedApp: FastifyInstance;
+
+  beforeEach(async () => {
+    received.length = 0;
+    receiver = createServer(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      received.push(new URLSearchParams(body).get('logout_token') ?? '');
+      response.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const config = withChanges(validConfig(), {
+      'realms.0.clients.2.grant_types': ['authorization_code', 'refresh_token'],
+      'realms.0.clients.2.backchannel_logout_uri': `http://127.0.0.1:${port}/logout`,
+      'realms.0.clients.2.backchannel_logout_session_required': true,
+    });
+    notifiedApp = buildServer(parseServerConfig(config)).app;
+  });
+  afterEach(async () => {
+    await notifiedApp.close();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  /** The sid of a new sign-in of alice to web, as its ID token carries it. */
+  async function signIn(): Promise<string> {
+    const code = await aliceSignsInWith(new InjectBrowser(notifiedApp, BASE_URL), BASE_URL);
+    const tokens = await notifiedApp.inject({
+      method: 'POST',
+      url: '/oauth/demo/token',
+      headers: WEB_TOKEN_HEADERS,
+      payload: codeExchange(code),
+    });
+    return String(decodeJwt(tokens.json().id_token).sid);
+  }
+
+  /** The sids of the logout tokens received, each verified as web would (Back-Channel Logout §2.6). */
+  async function notifiedSids(count: number): Promise<string[]> {
+    await vi.waitFor(() => expect(received).toHaveLength(count), { timeout: 5000 });
+    const jwks = createLocalJWKSet((await notifiedApp.inject({ url: '/oauth/demo/jwks' })).json());
+    const sids: string[] = [];
+    for (const token of received) {
+      const { payload } = await jwtVerify(token, jwks, {
+        issuer: `${BASE_URL}/oauth/demo`,
+        audience: 'web',
+        typ: 'logout+jwt',
+        requiredClaims: ['iat', 'exp', 'jti', 'sid', 'events'],
+      });
+      expect(payload.sub).toBe('alice');
+      expect(payload.events).toEqual({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+      sids.push(String(payload.sid));
+    }
+    return sids.sort();
+  }
+
+  it('DELETE of a user’s sessions sends web a logout token for each', async () => {
+    const sids = [await signIn(), await signIn()].sort();
+    const answer = await notifiedApp.inject({
+      method: 'DELETE',
+      url: '/admin/realms/demo/users/alice/sessions',
+      headers: AS_ADMIN,
+    });
+    expect(answer.statusCode).toBe(204);
+    expect(await notifiedSids(2)).toEqual(sids);
+  });
+
+  it('DELETE of one session sends web a logout token for that session only', async () => {
+    const [ended] = [await signIn(), await signIn()];
+    const answer = await notifiedApp.inject({
+      method: 'DELETE',
+      url: `/admin/realms/demo/sessions/${ended}`,
+      headers: AS_ADMIN,
+    });
+    expect(answer.statusCode).toBe(204);
+    expect(await notifiedSids(1)).toEqual([ended]);
+  });
+});
