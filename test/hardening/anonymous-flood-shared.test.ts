@@ -14,6 +14,8 @@ import { type Standalone, startStandalone } from './standalone.js';
 
 const CAP = 100;
 const REQUESTS = 4 * CAP;
+/** Keys of Redis besides interactions and their caps: the realm's signing keys, the realm caps. */
+const OTHER_REDIS_KEYS = 10;
 /** PostgreSQL trims a cap over 64 every max/64 writes of an instance (docs/decisions.md). */
 const POSTGRES_SLACK = Math.ceil(CAP / 64);
 
@@ -65,6 +67,14 @@ describe.each(await storesUnderTest('flood'))(
         expect(result.sent).toBe(REQUESTS);
 
         expect(await interactionsIn(backend)).toBeLessThanOrEqual(CAP + POSTGRES_SLACK);
+        if (backend.name === 'Redis') {
+          // Beside each kept interaction, at most its browser's cap set: a flood without cookies
+          // makes a browser per request, whose set must go with its dropped interaction.
+          const { store: url, store_options: options } = backend.settings();
+          expect(await countRedisKeys(url, options.key_prefix)).toBeLessThanOrEqual(
+            2 * CAP + OTHER_REDIS_KEYS,
+          );
+        }
         expect((await running.storeMetrics()).evicted).toBeGreaterThanOrEqual(
           REQUESTS - CAP - POSTGRES_SLACK,
         );

@@ -159,6 +159,33 @@ describe.skipIf(!url)('RedisStore', () => {
       ]);
     });
 
+    it('takes a record a cap dropped out of its other caps, so a one-record cap set goes with it', async () => {
+      const store = openStore();
+      const realmCap = { key: 'interaction/demo/pending', max: 2 };
+      const browserCap = (n: number) => ({ key: `interaction/demo/browser/b${n}`, max: 20 });
+      for (const n of [1, 2, 3, 4]) {
+        await store.setCapped(
+          'interaction',
+          `demo/i${n}`,
+          { n },
+          {
+            ttlSeconds: 120,
+            caps: [realmCap, browserCap(n)],
+          },
+        );
+      }
+      const capSet = (key: string) => `${runPrefix}{c:${key}}:members`;
+      expect(await admin.zrange(capSet(realmCap.key), 0, -1)).toEqual([
+        'interaction:demo/i3',
+        'interaction:demo/i4',
+      ]);
+      // The browsers of the two dropped records keep no set; those of the live ones do.
+      expect(
+        await Promise.all([1, 2, 3, 4].map((n) => admin.exists(capSet(browserCap(n).key)))),
+      ).toEqual([0, 0, 1, 1]);
+      expect(store.metrics().evicted).toBe(2);
+    });
+
     it('keeps a grant index as long as its longest-lived member, for ever with one without TTL', async () => {
       const store = openStore();
       const index = `${runPrefix}{g:g-ttl}:index`;

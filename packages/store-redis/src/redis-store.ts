@@ -70,7 +70,7 @@ interface ScriptCommands {
     caps: string,
   ): Promise<number>;
   gatehouseCap(key: string, member: string, max: string, pttl: string): Promise<string[]>;
-  gatehouseDropCapped(key: string, cap: string): Promise<number>;
+  gatehouseDropCapped(key: string, cap: string): Promise<string | null>;
 }
 
 /** Each script with the number of keys it declares. */
@@ -326,7 +326,20 @@ export class RedisStore implements Store {
         ),
       ),
     );
-    const dropped = deleted.reduce((sum, count) => sum + count, 0);
+    // A dropped record leaves its other caps too: otherwise each of them (a browser's, say, of
+    // which a flood without cookies makes one per request) would live on with it until it expires.
+    const leftIn = drops.flatMap(({ victim, tag }, index) => {
+      const caps = deleted[index];
+      return caps ? capKeysOf(caps, tag).map((cap) => ({ victim, cap })) : [];
+    });
+    if (leftIn.length > 0) {
+      await this.#call(() =>
+        Promise.all(
+          leftIn.map(({ victim, cap }) => this.#client.zrem(this.#keys.cap(cap), victim)),
+        ),
+      );
+    }
+    const dropped = deleted.filter((caps) => caps).length;
     this.#metrics.evicted += dropped;
     return dropped;
   }
@@ -480,4 +493,13 @@ function nextRevision(): string {
   const high = (randomWords[nextWord++] as number) & 0x1f_ffff;
   const low = randomWords[nextWord++] as number;
   return String(high * 0x1_0000_0000 + low);
+}
+
+/** The cap keys of a record's field `k` (each URI-encoded between newlines) but `except`'s. */
+function capKeysOf(caps: string, except: string): string[] {
+  return caps
+    .split('\n\n')
+    .map((tag) => tag.replaceAll('\n', ''))
+    .filter((encoded) => encoded !== '' && `\n${encoded}\n` !== except)
+    .map(decodeURIComponent);
 }

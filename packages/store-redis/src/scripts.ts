@@ -156,10 +156,12 @@ return popped`;
 
 /**
  * Deletes a record (KEYS[1]) popped from a cap if it still counts in that cap (ARGV[1], the cap's
- * encoded key between newlines): it may have been written again under other caps since. 1 when
- * a live record went.
+ * encoded key between newlines): it may have been written again under other caps since. Returns
+ * the caps the deleted record counted in (its field `k`), so the caller can take it out of the
+ * others; false when no live record went.
  */
 export const DROP_CAPPED_SCRIPT = `
 local caps = redis.call('HGET', KEYS[1], 'k')
-if not caps or not string.find(caps, ARGV[1], 1, true) then return 0 end
-return redis.call('DEL', KEYS[1])`;
+if not caps or not string.find(caps, ARGV[1], 1, true) then return false end
+redis.call('DEL', KEYS[1])
+return caps`;
