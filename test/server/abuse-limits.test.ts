@@ -86,6 +86,10 @@ async function postLogin(
   return response.status;
 }
 
+/** What one flood may send at the most, and for how long. */
+const FLOOD_POSTS = 20_000;
+const FLOOD_SECONDS = 40;
+
 /** A flood post: answered (with its status) or still in flight. */
 interface FloodPost {
   status?: number;
@@ -93,7 +97,8 @@ interface FloodPost {
 
 /**
  * Wrong passwords from 20 addresses of `network` (`198.51.100`...) that have each failed once
- * already: 80 posts at once, each sent again as soon as it is answered, until `stop()`.
+ * already: 80 posts at once, each sent again as soon as it is answered, until `stop()` (or the
+ * bounds above).
  * `inFlight` are the posts sent and not yet answered; `seen(status)` resolves once a post is
  * answered with it.
  */
@@ -103,12 +108,21 @@ async function flood(form: LoginForm, network: string) {
   expect(await Promise.all(firstFailures)).toEqual(addresses.map(() => 401));
   const inFlight = new Set<FloodPost>();
   const waitingFor = new Map<number, () => void>();
-  const seen = (status: number) => new Promise<void>((resolve) => waitingFor.set(status, resolve));
+  const seen = (status: number) =>
+    new Promise<void>((resolve, reject) => {
+      waitingFor.set(status, resolve);
+      setTimeout(
+        () => reject(new Error(`no ${status} within ${FLOOD_SECONDS} s of flood`)),
+        FLOOD_SECONDS * 1000,
+      ).unref();
+    });
   let stopped = false;
   let sent = 0;
+  // Bounded on its own, should a test never call stop(): at most FLOOD_POSTS, for FLOOD_SECONDS.
+  const deadline = Date.now() + FLOOD_SECONDS * 1000;
   // Four posts at a time from each address.
   const workers = [...addresses, ...addresses, ...addresses, ...addresses].map(async (address) => {
-    while (!stopped) {
+    while (!stopped && sent < FLOOD_POSTS && Date.now() < deadline) {
       sent += 1;
       const post: FloodPost = {};
       inFlight.add(post);
