@@ -106,8 +106,19 @@ describeInChromium('oidc-client-ts', (browser) => {
     it('signs in with the code flow and PKCE, renews silently, and hears of a sign-out elsewhere', async () => {
       const page = await signedIn();
 
+      // The renewal is an authorization request with prompt=none in a hidden iframe.
+      const silent: URL[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (
+          url.href.startsWith(`${provider.issuer}/authorize`) &&
+          request.frame() !== page.mainFrame()
+        )
+          silent.push(url);
+      });
       await page.locator('#renew').click();
       await page.locator('#renewed', { hasText: 'renewed' }).waitFor();
+      expect(silent.map((url) => url.searchParams.get('prompt'))).toEqual(['none']);
 
       // Signing out in another tab ends the session the check_session_iframe watches.
       const other = await page.context().newPage();
@@ -131,10 +142,25 @@ describeInChromium('oidc-client-ts', (browser) => {
         });
       expect((await userinfo()).status).toBe(200);
 
+      // Each revocation is a CORS request the SPA's script must be allowed to read.
+      const revocations: { status: number; allowOrigin: string | undefined }[] = [];
+      page.on('response', (response) => {
+        if (
+          response.url() === `${provider.issuer}/revoke` &&
+          response.request().method() === 'POST'
+        )
+          revocations.push({
+            status: response.status(),
+            allowOrigin: response.headers()['access-control-allow-origin'],
+          });
+      });
       await page.locator('#sign-out').click();
       await page.waitForURL(`${party.origin}/`);
       await page.locator('#user', { hasText: 'nobody' }).waitFor();
       expect((await userinfo()).status).toBe(401);
+      expect(revocations.length).toBeGreaterThan(0);
+      for (const revocation of revocations)
+        expect(revocation).toEqual({ status: 200, allowOrigin: party.origin });
     }, 60_000);
   });
 });
