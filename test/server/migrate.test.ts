@@ -1,10 +1,18 @@
+import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../packages/server/src/cli/commands/io.js';
 import { migrate } from '../../packages/server/src/cli/commands/migrate.js';
 import { freePort } from '../support/ports.js';
 import { dropPostgresStore, sql, uniquePrefix } from '../support/service-admin.js';
 import { POSTGRES, serviceUrl } from '../support/services.js';
-import { CliProcess, configDir, killAllCli, validConfig, withChanges } from './support.js';
+import {
+  CliProcess,
+  configDir,
+  killAllCli,
+  serviceTokenRequest,
+  validConfig,
+  withChanges,
+} from './support.js';
 
 const dir = configDir();
 const postgresUrl = await serviceUrl(POSTGRES);
@@ -198,5 +206,44 @@ describe('gatehouse serve on PostgreSQL, creating its schema', () => {
     expect(cli.stderr).toBe(
       `migration failed: PostgreSQL store unavailable: connect ECONNREFUSED 127.0.0.1:${port}\n`,
     );
+  });
+});
+
+describe.skipIf(!postgresUrl)('buildServer on PostgreSQL (the library API)', () => {
+  const url = postgresUrl as string;
+
+  it('creates the schema when the app gets ready, and answers from it', async () => {
+    const prefix = freshPrefix();
+    const { app } = buildServer(
+      parseServerConfig(
+        withChanges(validConfig(), { store: url, store_options: { table_prefix: prefix } }),
+      ),
+    );
+    try {
+      await app.ready();
+      const token = await app.inject(serviceTokenRequest('demo'));
+      expect(token.statusCode, token.body).toBe(200);
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('leaves the schema alone with migrate_on_start false', async () => {
+    const prefix = freshPrefix();
+    const { app } = buildServer(
+      parseServerConfig(
+        withChanges(validConfig(), {
+          store: url,
+          store_options: { table_prefix: prefix, migrate_on_start: false },
+        }),
+      ),
+    );
+    try {
+      await app.ready();
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(503);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -26,7 +26,7 @@ import { RealmEditor } from './realms/realm-editor.js';
 import type { RealmSecretsUnreadable } from './realms/realm-secrets-unreadable.js';
 import { SecretBox } from './realms/secret-box.js';
 import { type ErrorReporter, stderrReporter } from './report-error.js';
-import { createStore, redactStoreSecrets, storeKind } from './store.js';
+import { createStore, migrateStore, redactStoreSecrets, storeKind } from './store.js';
 import { registeredTelemetry } from './telemetry.js';
 
 export interface ServerOptions {
@@ -51,6 +51,11 @@ export interface ServerOptions {
   fetch?: typeof fetch;
   /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */
   authenticatorPush?: AuthenticatorPush;
+  /**
+   * The store's schema exists already: the app does not create it when it gets ready. `gatehouse
+   * serve` creates it itself first, to say what it did and exit 1 when it cannot.
+   */
+  schemaReady?: boolean;
 }
 
 export interface Server {
@@ -70,9 +75,9 @@ export interface Server {
 /**
  * The standalone server: Gatehouse mounted at the root of a Fastify app (so realm R's issuer is
  * `{base_url}/oauth/R`), its login and consent pages at `{issuer}/interaction/{id}`, plus
- * `/healthz` and, when an admin_token is set, `/admin/*`. The store is the one `store` names
- * (a PostgreSQL store's schema must exist: see `migrateStore`). Closing the app closes the
- * provider and its store.
+ * `/healthz` and, when an admin_token is set, `/admin/*`. The store is the one `store` names;
+ * a PostgreSQL store's schema is created when the app gets ready, unless `migrate_on_start` is
+ * false. Closing the app closes the provider and its store.
  */
 export function buildServer(config: ServerConfig, options: ServerOptions = {}): Server {
   const report = options.report ?? stderrReporter((text) => redactStoreSecrets(text, config.store));
@@ -126,6 +131,14 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     trustProxy: config.trust_proxy ? (_address, hop) => hop === 0 : false,
     ...httpServerOptions(config.http_limits),
   });
+  // "Stores start by themselves": the config's PostgreSQL schema is created, when missing, before
+  // the app answers (app.ready() or app.listen() rejects when that fails).
+  const createsSchema =
+    !options.store &&
+    !options.schemaReady &&
+    storeKind(config.store) === 'postgres' &&
+    config.store_options.migrate_on_start;
+  if (createsSchema) app.addHook('onReady', async () => void (await migrateStore(config)));
   app.addHook('onClose', () => provider.close());
   if (webhook) app.addHook('onClose', async () => webhook.close());
   app.register(healthRoutes, { store, timeoutMs: options.healthTimeoutMs ?? 2000 });

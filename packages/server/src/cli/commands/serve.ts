@@ -26,7 +26,7 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   // Before anything listens: an instance never answers from a store without its schema.
   const migrates = storeKind(config.store) === 'postgres' && config.store_options.migrate_on_start;
   if (migrates && !(await migrateAndReport(config, io))) return EXIT_MIGRATION_FAILED;
-  const server = buildServer(config);
+  const server = buildServer(config, { schemaReady: migrates });
   const { app, store } = server;
   try {
     await warnOfUnreadableRealms(server, options.config, io);
