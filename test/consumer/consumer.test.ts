@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -56,6 +56,8 @@ const INSTALLATIONS = {
       '@hono/node-server': '^1.14.0',
       '@types/express': '^5.0.0',
       '@types/node': '^20.19.0',
+      // For the Store contract of @gatehouse-oidc/core/testing, as a store author installs it.
+      vitest: '^4.0.0',
     },
     apps: [
       { fixture: 'esm', type: 'module' },
@@ -284,6 +286,27 @@ describe('the packages as npm users get them', () => {
     await run(join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], {
       cwd: appDir('ts'),
     }).catch((error: { stdout: string }) => expect.fail(error.stdout));
+  }, 240_000);
+
+  it('runs the Store contract from @gatehouse-oidc/core/testing with vitest, as docs/storage-and-keys.md says', async () => {
+    await installed.latest;
+    const page = readFileSync(join(ROOT, 'docs/storage-and-keys.md'), 'utf8');
+    const section = page.split('## Writing your own Store')[1]?.split('\n## ')[0] ?? '';
+    const [testFile] = codeBlocks(section, 'ts');
+    const dir = join(work, 'latest', 'store-author');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+    writeFileSync(join(dir, 'store.test.ts'), testFile ?? '');
+    const vitest = join(work, 'latest/node_modules/.bin/vitest');
+    const { stdout } = await run(vitest, ['run', '--reporter=dot'], {
+      cwd: dir,
+      timeout: 120_000,
+    }).catch((error: { stdout: string; stderr: string }) =>
+      expect.fail(error.stdout + error.stderr),
+    );
+    const summary = stripVTControlCharacters(stdout);
+    expect(summary).toMatch(/Test Files\s+1 passed \(1\)/);
+    expect(summary).toMatch(/Tests\s+\d+ passed \(\d+\)/);
   }, 240_000);
 
   it('serves from the TypeScript app (Hono on Node.js)', async () => {
