@@ -71,7 +71,7 @@ describe.each(await storesUnderTest('flood'))(
           // Beside each kept interaction, at most its browser's cap set: a flood without cookies
           // makes a browser per request, whose set must go with its dropped interaction.
           const { store: url, store_options: options } = backend.settings();
-          expect(await countRedisKeys(url, options.key_prefix)).toBeLessThanOrEqual(
+          expect(await countRedisKeys(url, `${options.key_prefix}`)).toBeLessThanOrEqual(
             2 * CAP + OTHER_REDIS_KEYS,
           );
         }

@@ -175,7 +175,7 @@ describe.skipIf(!url)('RedisStore', () => {
         );
       }
       const capSet = (key: string) => `${runPrefix}{c:${key}}:members`;
-      expect(await admin.zrange(capSet(realmCap.key), 0, -1)).toEqual([
+      expect(await admin.zrange(capSet(realmCap.key), '0', '-1')).toEqual([
         'interaction:demo/i3',
         'interaction:demo/i4',
       ]);

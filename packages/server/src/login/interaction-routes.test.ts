@@ -8,22 +8,14 @@ import {
 import { fakeClock } from '@gatehouse-oidc/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CsrfTokens } from '../../packages/server/src/login/csrf.js';
-import { interactionRoutes } from '../../packages/server/src/login/interaction-routes.js';
-import {
-  type CheckKind,
-  DerivationSlots,
-  type ScryptHash,
-  verifyPassword,
-} from '../../packages/server/src/login/password.js';
-import {
-  LoginThrottle,
-  type LoginThrottleOptions,
-} from '../../packages/server/src/login/throttle.js';
-import { UserDirectory } from '../../packages/server/src/login/user-directory.js';
-import { messagePage } from '../../packages/server/src/pages/message.js';
-import { expectPageHeaders, openPage, postForm } from './pages-support.js';
-import { BOB_PASSWORD_HASH } from './support.js';
+import { expectPageHeaders, openPage, postForm } from '../../../../test/server/pages-support.js';
+import { BOB_PASSWORD_HASH } from '../../../../test/server/support.js';
+import { messagePage } from '../pages/message.js';
+import { CsrfTokens } from './csrf.js';
+import { interactionRoutes } from './interaction-routes.js';
+import { type CheckKind, DerivationSlots, type ScryptHash, verifyPassword } from './password.js';
+import { LoginThrottle, type LoginThrottleOptions } from './throttle.js';
+import { UserDirectory } from './user-directory.js';
 
 const BASE_URL = 'http://127.0.0.1:3000';
 const COOKIE_SECRET = 'cookie-secret-0123456789abcdef0123456789';

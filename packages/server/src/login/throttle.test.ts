@@ -1,7 +1,7 @@
 import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { describe, expect, it } from 'vitest';
-import { type LoginAttempt, LoginThrottle } from '../../packages/server/src/login/throttle.js';
-import { addressKey } from '../../packages/server/src/throttle/address-key.js';
+import { addressKey } from '../throttle/address-key.js';
+import { type LoginAttempt, LoginThrottle } from './throttle.js';
 
 function throttle(options: ConstructorParameters<typeof LoginThrottle>[0] = {}) {
   const clock = fakeClock();

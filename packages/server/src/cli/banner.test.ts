@@ -1,11 +1,7 @@
 import { parseServerConfig } from '@gatehouse-oidc/server';
 import { expect, it } from 'vitest';
-import {
-  credentialLines,
-  discoveryLines,
-  startupWarnings,
-} from '../../packages/server/src/cli/banner.js';
-import { validConfig, withChanges } from './support.js';
+import { validConfig, withChanges } from '../../../../test/server/support.js';
+import { credentialLines, discoveryLines, startupWarnings } from './banner.js';
 
 it('lists one discovery URL per realm, from base_url', () => {
   const second = withChanges(validConfig().realms[0] as object, { name: 'staff' });

@@ -1,11 +1,13 @@
-import { hashPassword, parsePasswordHash, verifyPassword } from '@gatehouse-oidc/server';
 import { describe, expect, it } from 'vitest';
+import { BOB_PASSWORD_HASH } from '../../../../test/server/support.js';
 import {
   type DerivationLimits,
   DerivationSlots,
+  hashPassword,
   PasswordCheckBusyError,
-} from '../../packages/server/src/login/password.js';
-import { BOB_PASSWORD_HASH } from './support.js';
+  parsePasswordHash,
+  verifyPassword,
+} from './password.js';
 
 const CHEAP = { N: 2 ** 14 };
 

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { redirectSources } from './form-targets.js';
+
+describe('redirectSources', () => {
+  it('keeps the origins of web redirect URIs and the schemes of native ones', () => {
+    expect(
+      redirectSources([
+        'https://app.example.com/cb',
+        'https://app.example.com/other',
+        'http://127.0.0.1:8080/callback',
+        'com.example.app:/oauth',
+      ]),
+    ).toEqual(['https://app.example.com', 'http://127.0.0.1:8080', 'com.example.app:']);
+  });
+});
