@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionState } from '../../packages/core/src/sessions/session-state.js';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.js';
 import { BASE_URL, createHarness, endpointPath, type Harness } from './harness.js';
 import { userSessions } from './user-session.js';
@@ -162,3 +161,15 @@ describe.skipIf(skipWithoutChromium('check_session_iframe in Chromium'))(
     });
   },
 );
+
+/**
+ * A `session_state` as OpenID Connect Session Management 1.0 §3 defines it, computed here from
+ * the spec rather than by the provider's own code: hex SHA-256 of
+ * `client_id origin browser_state salt`, then `.salt`.
+ */
+function sessionState(clientId: string, redirectUri: string, browserState: string): string {
+  const salt = randomBytes(8).toString('base64url');
+  const origin = new URL(redirectUri).origin;
+  const digest = createHash('sha256').update(`${clientId} ${origin} ${browserState} ${salt}`);
+  return `${digest.digest('hex')}.${salt}`;
+}
