@@ -13,19 +13,25 @@ const PASSWORD = 'alice-browser-password';
 
 const skipped = skipWithoutChromium('browser test');
 
-/** A relying party's callback: answers a plain page and remembers nothing but the URL. */
-async function startCallback(): Promise<{ server: HttpServer; origin: string }> {
-  const server = createServer((_request, response) => {
+/** A relying party's callback: answers a plain page, and keeps the body of each POST to it. */
+async function startCallback(): Promise<{ server: HttpServer; origin: string; posted: string[] }> {
+  const posted: string[] = [];
+  const server = createServer(async (request, response) => {
+    if (request.method === 'POST') {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      posted.push(body);
+    }
     response.writeHead(200, { 'content-type': 'text/plain' }).end('callback reached');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, origin: `http://127.0.0.1:${port}` };
+  return { server, origin: `http://127.0.0.1:${port}`, posted };
 }
 
 describe.skipIf(skipped)('sign-in in a real browser (Chromium)', () => {
   let browser: Browser;
-  let callback: { server: HttpServer; origin: string };
+  let callback: Awaited<ReturnType<typeof startCallback>>;
   let gatehouse: Server;
   let issuer: string;
 
@@ -175,6 +181,36 @@ describe.skipIf(skipped)('sign-in in a real browser (Chromium)', () => {
       allow: 'Allow',
       heading: 'Browser test app asks for access to your account',
     });
+  }, 60_000);
+
+  it('signs in with JavaScript off, and form_post hands the code over through its visible button', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      // prompt=consent: alice's consent to this client may be remembered from another test.
+      const request = authorization({ response_mode: 'form_post', prompt: 'consent' });
+      await page.goto(request.url);
+      await page.locator('input[name=username]').fill('alice');
+      await page.locator('input[name=password]').fill(PASSWORD);
+      await page.locator('form button[type=submit]').click();
+      await page.locator('button[name=decision][value=allow]').click();
+
+      // No script ran the form: the page waits with its button, which posts to the client.
+      const button = page.getByRole('button', { name: 'Continue' });
+      await button.waitFor();
+      expect(callback.posted).toEqual([]);
+      await button.click();
+      await page.waitForURL(`${callback.origin}/callback`);
+      expect(await page.locator('body').textContent()).toBe('callback reached');
+      const form = new URLSearchParams(callback.posted.at(-1));
+      expect(form.get('state')).toBe(request.state);
+      expect(form.get('iss')).toBe(issuer);
+      const tokens = await exchange(form.get('code') as string, request.verifier);
+      expect(tokens).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String) });
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 
   it('does the same in French with ui_locales=fr', async () => {
