@@ -1,6 +1,5 @@
 import type { ConfigIssue, Provider } from '@gatehouse-oidc/core';
-import { formatIssue, OAuthError, oauthErrorResponse } from '@gatehouse-oidc/core';
-import { send } from '@gatehouse-oidc/fastify';
+import { formatIssue, OAuthError } from '@gatehouse-oidc/core';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
@@ -48,7 +47,8 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
 
   app.get<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
     const realm = await catalog.shown(request.params.realm);
-    return realm ? json(reply, 200, withoutSecrets(realm)) : notFound(reply);
+    if (!realm) throw new OAuthError('not_found');
+    return json(reply, 200, withoutSecrets(realm));
   });
 
   app.put<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
@@ -75,7 +75,8 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
 
   app.get<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
     const client = await findClient(catalog, request.params);
-    return client ? json(reply, 200, withoutSecrets(client)) : notFound(reply);
+    if (!client) throw new OAuthError('not_found');
+    return json(reply, 200, withoutSecrets(client));
   });
 
   app.put<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
@@ -146,19 +147,16 @@ async function answer(
     case 'deleted':
       return reply.code(204).header('cache-control', 'no-store').send();
     case 'not_found':
-      return notFound(reply);
+      throw new OAuthError('not_found');
     case 'config_managed':
-      return error(
-        reply,
-        new OAuthError(
-          'config_managed',
-          'this realm is written in the config file and changes only with it',
-        ),
+      throw new OAuthError(
+        'config_managed',
+        'this realm is written in the config file and changes only with it',
       );
     case 'invalid':
       return invalid(reply, outcome.issues);
     case 'secrets_unreadable':
-      return error(reply, new OAuthError('secrets_unreadable', outcome.error.message));
+      throw new OAuthError('secrets_unreadable', outcome.error.message);
   }
 }
 
@@ -173,11 +171,6 @@ function invalid(reply: FastifyReply, issues: readonly ConfigIssue[]): FastifyRe
   );
   return json(reply, 400, { error: code, error_description: description, issues });
 }
-
-const notFound = (reply: FastifyReply) => error(reply, new OAuthError('not_found'));
-
-const error = (reply: FastifyReply, refusal: OAuthError) =>
-  send(reply, oauthErrorResponse(refusal));
 
 function json(reply: FastifyReply, status: number, body: object): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send(body);
