@@ -498,8 +498,7 @@ function nextRevision(): string {
 /** The cap keys of a record's field `k` (each URI-encoded between newlines) but `except`'s. */
 function capKeysOf(caps: string, except: string): string[] {
   return caps
-    .split('\n\n')
-    .map((tag) => tag.replaceAll('\n', ''))
+    .split('\n')
     .filter((encoded) => encoded !== '' && `\n${encoded}\n` !== except)
     .map(decodeURIComponent);
 }
