@@ -26,7 +26,13 @@ import { RealmEditor } from './realms/realm-editor.js';
 import type { RealmSecretsUnreadable } from './realms/realm-secrets-unreadable.js';
 import { SecretBox } from './realms/secret-box.js';
 import { type ErrorReporter, stderrReporter } from './report-error.js';
-import { createStore, migrateStore, redactStoreSecrets, storeKind } from './store.js';
+import {
+  createStore,
+  createsSchemaOnStart,
+  migrateStore,
+  redactStoreSecrets,
+  storeKind,
+} from './store.js';
 import { registeredTelemetry } from './telemetry.js';
 
 export interface ServerOptions {
@@ -133,12 +139,8 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   });
   // "Stores start by themselves": the config's PostgreSQL schema is created, when missing, before
   // the app answers (app.ready() or app.listen() rejects when that fails).
-  const createsSchema =
-    !options.store &&
-    !options.schemaReady &&
-    storeKind(config.store) === 'postgres' &&
-    config.store_options.migrate_on_start;
-  if (createsSchema) app.addHook('onReady', async () => void (await migrateStore(config)));
+  if (!options.store && !options.schemaReady && createsSchemaOnStart(config))
+    app.addHook('onReady', async () => void (await migrateStore(config)));
   app.addHook('onClose', () => provider.close());
   if (webhook) app.addHook('onClose', async () => webhook.close());
   app.register(healthRoutes, { store, timeoutMs: options.healthTimeoutMs ?? 2000 });

@@ -93,6 +93,10 @@ export type MigrationOutcome =
   | { kind: 'memory' | 'redis' }
   | ({ kind: 'postgres' } & MigrationResult);
 
+/** Whether the config's store gets its schema created before it serves (PostgreSQL by default). */
+export const createsSchemaOnStart = (config: StoreConfig): boolean =>
+  storeKind(config.store) === 'postgres' && config.store_options.migrate_on_start;
+
 /**
  * Creates the store's schema when it needs one (PostgreSQL), idempotently. Rejects with the
  * store's error (a `StoreUnavailableError` when the database cannot be reached).

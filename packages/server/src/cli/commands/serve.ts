@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import { buildServer, type Server } from '../../server.js';
-import { describeStore, storeErrorMessage, storeKind } from '../../store.js';
+import { createsSchemaOnStart, describeStore, storeErrorMessage, storeKind } from '../../store.js';
 import { credentialLines, discoveryLines, startupWarnings } from '../banner.js';
 import { closeOnSignals } from '../shutdown.js';
 import { EXIT_USAGE, type Io, loadOrReport } from './io.js';
@@ -24,7 +24,7 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   if (!config) return EXIT_USAGE;
   for (const warning of startupWarnings(config)) io.err(warning);
   // Before anything listens: an instance never answers from a store without its schema.
-  const migrates = storeKind(config.store) === 'postgres' && config.store_options.migrate_on_start;
+  const migrates = createsSchemaOnStart(config);
   if (migrates && !(await migrateAndReport(config, io))) return EXIT_MIGRATION_FAILED;
   const server = buildServer(config, { schemaReady: migrates });
   const { app, store } = server;
