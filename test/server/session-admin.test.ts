@@ -37,19 +37,24 @@ const admin = (method: 'GET' | 'DELETE', url: string, headers: Record<string, st
   app.inject({ method, url: `/admin/realms/${url}`, headers });
 
 /** A browser in which alice signed in to web, and web's tokens from that sign-in. */
-async function signedInBrowser() {
-  const browser = new InjectBrowser(app, BASE_URL);
+async function signedInBrowser(server: FastifyInstance = app) {
+  const browser = new InjectBrowser(server, BASE_URL);
   const code = await aliceSignsInWith(browser, BASE_URL);
-  const tokens = await app.inject({
+  const tokens = await server.inject({
     method: 'POST',
     url: '/oauth/demo/token',
     headers: WEB_TOKEN_HEADERS,
     payload: codeExchange(code),
   });
   expect(tokens.statusCode, tokens.body).toBe(200);
-  const { access_token, refresh_token } = tokens.json();
+  const { access_token, refresh_token, id_token } = tokens.json();
   expect(refresh_token).toEqual(expect.any(String));
-  return { browser, accessToken: String(access_token), refreshToken: String(refresh_token) };
+  return {
+    browser,
+    accessToken: String(access_token),
+    refreshToken: String(refresh_token),
+    idToken: String(id_token),
+  };
 }
 
 /** What web's refresh with the token answers: `refreshed`, or the error code. */
@@ -268,14 +273,8 @@ describe('the admin API notifies the clients of the sessions it ends', () => {
 
   /** The sid of a new sign-in of alice to web, as its ID token carries it. */
   async function signIn(): Promise<string> {
-    const code = await aliceSignsInWith(new InjectBrowser(notifiedApp, BASE_URL), BASE_URL);
-    const tokens = await notifiedApp.inject({
-      method: 'POST',
-      url: '/oauth/demo/token',
-      headers: WEB_TOKEN_HEADERS,
-      payload: codeExchange(code),
-    });
-    return String(decodeJwt(tokens.json().id_token).sid);
+    const { idToken } = await signedInBrowser(notifiedApp);
+    return String(decodeJwt(idToken).sid);
   }
 
   /** The sids of the logout tokens received, each verified as web would (Back-Channel Logout §2.6). */
