@@ -35,9 +35,11 @@ const isStoreVariant = (name: ServerName) => name.startsWith('ours-');
 
 /**
  * What one server must reach relative to another in throughput: `server / against >= atLeast`.
- * The foundation issue's targets for client_credentials, and the shared-store issue's: ours on
- * Redis within 0.7 of ours in memory, for both requests it measures.
+ * Issue 12: no measured flow below 4× oidc-provider (the foundation issue asked 3× for
+ * client_credentials). The foundation issue's ceiling target for client_credentials, and the
+ * shared-store issue's: ours on Redis within 0.7 of ours in memory, for both requests it measures.
  */
+const FOUR_TIMES_OIDC_PROVIDER = { server: 'ours', against: 'oidc-provider', atLeast: 4 } as const;
 export const TARGETS: ReadonlyMap<
   ScenarioName,
   ReadonlyArray<{ server: ServerName; against: ServerName; atLeast: number }>
@@ -46,11 +48,16 @@ export const TARGETS: ReadonlyMap<
     'client_credentials',
     [
       { server: 'ours', against: 'ceiling', atLeast: 0.6 },
-      { server: 'ours', against: 'oidc-provider', atLeast: 3 },
+      FOUR_TIMES_OIDC_PROVIDER,
       { server: 'ours-redis', against: 'ours', atLeast: 0.7 },
     ],
   ],
-  ['authorization_code', [{ server: 'ours-redis', against: 'ours', atLeast: 0.7 }]],
+  [
+    'authorization_code',
+    [FOUR_TIMES_OIDC_PROVIDER, { server: 'ours-redis', against: 'ours', atLeast: 0.7 }],
+  ],
+  ['refresh_token', [FOUR_TIMES_OIDC_PROVIDER]],
+  ['ciba_initiation', [FOUR_TIMES_OIDC_PROVIDER]],
 ]);
 
 /**
@@ -98,6 +105,59 @@ export function resultTable(results: ReadonlyMap<ServerName, Measurement>): stri
   );
 }
 
+/** One server's throughput against another's, with the target the scenario sets for the pair. */
+interface Comparison {
+  readonly server: ServerName;
+  readonly against: ServerName;
+  /** Throughput, server / against. */
+  readonly ratio: number;
+  /** Server CPU per request, against / server: how many times cheaper `server` is per request. */
+  readonly cpuRatio: number;
+  /** All CPU per request (server, Redis, load), against / server; when Redis was counted. */
+  readonly allCpuRatio?: number;
+  readonly atLeast?: number;
+}
+
+/**
+ * Each other server measured beside ours, compared with ours (ours on a shared store: ours in
+ * memory compared with it), in the order measured.
+ */
+function comparisons(
+  scenario: ScenarioName,
+  results: ReadonlyMap<ServerName, Measurement>,
+): Comparison[] {
+  const ours = results.get('ours');
+  if (!ours) return [];
+  return [...results].flatMap(([name, measured]) => {
+    if (name === 'ours') return [];
+    const [server, against] = isStoreVariant(name)
+      ? ([name, 'ours'] as const)
+      : (['ours', name] as const);
+    const [first, second] = isStoreVariant(name) ? [measured, ours] : [ours, measured];
+    const target = TARGETS.get(scenario)?.find(
+      (each) => each.server === server && each.against === against,
+    );
+    return [
+      {
+        server,
+        against,
+        ratio: first.requestsPerSecond / second.requestsPerSecond,
+        cpuRatio: second.serverCpuMicrosPerRequest / first.serverCpuMicrosPerRequest,
+        // With both cores busy, throughput follows the CPU all processes spend per request.
+        ...(first.servicePerRequest ? { allCpuRatio: totalCpuOf(second) / totalCpuOf(first) } : {}),
+        ...(target ? { atLeast: target.atLeast } : {}),
+      },
+    ];
+  });
+}
+
+const pairLabel = ({ server, against }: Comparison) => `${server} / ${against}`.padEnd(22);
+
+const verdictOf = ({ atLeast }: Comparison, ratio: number) =>
+  atLeast === undefined
+    ? '(no target)'
+    : `target >= ${String(atLeast).padEnd(3)}   ${ratio >= atLeast ? 'PASS' : 'MISS'}`;
+
 /**
  * For each other server measured beside ours: the throughput ratio ours / other (ours on a
  * shared store / ours in memory), with PASS or MISS where the scenario has a target for it, and
@@ -108,35 +168,53 @@ export function ratioLines(
   scenario: ScenarioName,
   results: ReadonlyMap<ServerName, Measurement>,
 ): string[] {
-  const ours = results.get('ours');
-  if (!ours) return [];
-  return [...results].flatMap(([name, measured]) => {
-    if (name === 'ours') return [];
-    const [server, against] = isStoreVariant(name)
-      ? ([name, 'ours'] as const)
-      : (['ours', name] as const);
-    const [first, second] = isStoreVariant(name) ? [measured, ours] : [ours, measured];
-    const ratio = first.requestsPerSecond / second.requestsPerSecond;
-    const target = TARGETS.get(scenario)?.find(
-      (each) => each.server === server && each.against === against,
-    );
-    const verdict = target
-      ? `target >= ${String(target.atLeast).padEnd(3)}   ${ratio >= target.atLeast ? 'PASS' : 'MISS'}`
-      : '(no target)';
-    const cpu = second.serverCpuMicrosPerRequest / first.serverCpuMicrosPerRequest;
+  return comparisons(scenario, results).flatMap((comparison) => {
+    const { server, against, ratio, cpuRatio, allCpuRatio } = comparison;
     const lines = [
-      `${`${server} / ${against}`.padEnd(22)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`,
-      `${`  server CPU per request, ${against} / ${server}`.padEnd(47)} ${cpu.toFixed(2).padStart(6)}`,
+      `${pairLabel(comparison)} ${ratio.toFixed(2).padStart(6)}   ${verdictOf(comparison, ratio)}`,
+      `${`  server CPU per request, ${against} / ${server}`.padEnd(47)} ${cpuRatio.toFixed(2).padStart(6)}`,
     ];
-    if (first.servicePerRequest) {
-      // With both cores busy, throughput follows the CPU all processes spend per request.
-      const total = totalCpuOf(second) / totalCpuOf(first);
+    if (allCpuRatio !== undefined) {
       lines.push(
-        `${`  all CPU per request (server, Redis, load), ${against} / ${server}`.padEnd(47)} ${total.toFixed(2).padStart(6)}`,
+        `${`  all CPU per request (server, Redis, load), ${against} / ${server}`.padEnd(47)} ${allCpuRatio.toFixed(2).padStart(6)}`,
       );
     }
     return lines;
   });
+}
+
+/**
+ * With several rounds (BENCH_ROUNDS), each pair's throughput ratio over the rounds: the median,
+ * judged against the target, then every round's ratio in order. On a shared machine one round
+ * can land on a busy moment for one server and not the other; the median of alternating rounds
+ * is what a target is judged on.
+ */
+export function medianRatioLines(
+  scenario: ScenarioName,
+  rounds: ReadonlyArray<ReadonlyMap<ServerName, Measurement>>,
+): string[] {
+  const byPair = new Map<string, { comparison: Comparison; ratios: number[] }>();
+  for (const results of rounds) {
+    for (const comparison of comparisons(scenario, results)) {
+      const key = pairLabel(comparison);
+      const entry = byPair.get(key) ?? { comparison, ratios: [] };
+      entry.ratios.push(comparison.ratio);
+      byPair.set(key, entry);
+    }
+  }
+  return [...byPair.values()].map(({ comparison, ratios }) => {
+    const middle = median(ratios);
+    const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
+    return `${pairLabel(comparison)} ${middle.toFixed(2).padStart(6)}   ${verdictOf(comparison, middle)}   (median of ${ratios.length}: ${each})`;
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /**

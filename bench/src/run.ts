@@ -6,6 +6,7 @@ import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
   type Measurement,
+  medianRatioLines,
   ratioLines,
   resultTable,
   SERVER_LABELS,
@@ -30,7 +31,8 @@ const settings = readSettings(process.env);
 console.log(`gatehouse bench ${new Date().toISOString()}`);
 console.log(
   `node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ` +
-    `${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured per server; ` +
+    `${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured per server` +
+    (settings.rounds > 1 ? `, ${settings.rounds} rounds; ` : '; ') +
     `one-time credentials minted for ${settings.poolRate} req/s`,
 );
 
@@ -45,8 +47,43 @@ for (const scenario of settings.scenarios) {
   const servers = settings.servers.filter((name) => SCENARIOS.get(scenario)?.includes(name));
   if (servers.length === 0) continue;
   console.log(`\n== ${scenario}`);
+  const rounds: Map<ServerName, Measurement>[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    if (settings.rounds > 1) console.log(`\n-- round ${round} of ${settings.rounds}`);
+    const results = await measureRound(scenario, servers);
+    if (results.size === 0) break;
+    rounds.push(results);
+    console.log(`\n${resultTable(results)}\n`);
+    const lines = [
+      ...ratioLines(scenario, results),
+      ...storeOpLines(scenario, results),
+      ...serviceLines(results),
+    ];
+    for (const line of lines) console.log(line);
+  }
+  if (rounds.length > 1) {
+    console.log(`\nover ${rounds.length} rounds, throughput:`);
+    for (const line of medianRatioLines(scenario, rounds)) console.log(line);
+  }
+}
+
+if (settings.cpuProfileDir)
+  console.log(`\nCPU profiles written to ${settings.cpuProfileDir}/<scenario>/<server>.cpuprofile`);
+if (skipped.length > 0)
+  console.log(`\nskipped, their service not answering: ${skipped.join(', ')}`);
+if (invalid.length > 0) {
+  console.error(`\ninvalid run: ${invalid.join(', ')} answered errors under load`);
+  process.exitCode = 1;
+}
+
+/** Each server once, in order; a server whose service does not answer is skipped with a line. */
+async function measureRound(
+  scenario: RequestScenarioName,
+  servers: readonly ServerName[],
+): Promise<Map<ServerName, Measurement>> {
   const results = new Map<ServerName, Measurement>();
   for (const name of servers) {
+    if (skipped.includes(`${name} (${scenario})`)) continue;
     const measured = await measure(scenario, name).catch((error: unknown) => {
       if (!(error instanceof ServerUnavailableError)) throw error;
       console.log(`SKIPPED ${error.message}`);
@@ -58,23 +95,7 @@ for (const scenario of settings.scenarios) {
     console.log(`measured ${SERVER_LABELS[name]}: ${Math.round(measured.requestsPerSecond)} req/s`);
     if (measured.failures > 0) invalid.push(`${name} (${scenario})`);
   }
-  if (results.size === 0) continue;
-  console.log(`\n${resultTable(results)}\n`);
-  const lines = [
-    ...ratioLines(scenario, results),
-    ...storeOpLines(scenario, results),
-    ...serviceLines(results),
-  ];
-  for (const line of lines) console.log(line);
-}
-
-if (settings.cpuProfileDir)
-  console.log(`\nCPU profiles written to ${settings.cpuProfileDir}/<scenario>/<server>.cpuprofile`);
-if (skipped.length > 0)
-  console.log(`\nskipped, their service not answering: ${skipped.join(', ')}`);
-if (invalid.length > 0) {
-  console.error(`\ninvalid run: ${invalid.join(', ')} answered errors under load`);
-  process.exitCode = 1;
+  return results;
 }
 
 async function measure(scenario: RequestScenarioName, name: ServerName): Promise<Measurement> {

@@ -13,6 +13,11 @@ export interface BenchSettings {
   readonly connections: number;
   /** Seconds measured per server. */
   readonly duration: number;
+  /**
+   * Times each scenario measures its servers, in alternation (each server once per round, a fresh
+   * process each time). With more than one, the ratios are also given as medians over the rounds.
+   */
+  readonly rounds: number;
   /** Seconds of load before measuring, to let the JIT and caches settle. */
   readonly warmup: number;
   /**
@@ -35,6 +40,7 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
     servers: nameList(env, 'BENCH_SERVERS', SERVER_NAMES, isServerName),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     duration: positiveInteger(env, 'BENCH_DURATION', 10),
+    rounds: positiveInteger(env, 'BENCH_ROUNDS', 1),
     warmup: positiveInteger(env, 'BENCH_WARMUP', 3),
     poolRate: positiveInteger(env, 'BENCH_POOL_RATE', 12_000),
     floodRequests: positiveInteger(env, 'BENCH_FLOOD_REQUESTS', 1_000_000),
