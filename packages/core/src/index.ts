@@ -55,7 +55,7 @@ export type {
 } from './interactions/interaction.js';
 export { InteractionError } from './interactions/interactions.js';
 export type { KeyStore } from './keys/key-store.js';
-export type { JwsSigner, SigningKey } from './keys/signing-key.js';
+export type { JwsSigner, PublicJwk, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
 export { BackchannelLogoutError } from './logout/backchannel-delivery.js';

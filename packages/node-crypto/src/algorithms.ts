@@ -1,7 +1,10 @@
-import { constants, createPrivateKey, type SignKeyObjectInput } from 'node:crypto';
-import type { SigningAlgorithm, SigningKey } from '@gatehouse-oidc/core';
+import { constants, createPrivateKey, createPublicKey, type SignKeyObjectInput } from 'node:crypto';
+import type { PublicJwk, SigningAlgorithm, SigningKey } from '@gatehouse-oidc/core';
 
-/** What `node:crypto.sign` needs for one key: the digest name and the KeyObject with its options. */
+/**
+ * What `node:crypto.sign` (or `verify`, for a public key) needs for one key: the digest name and
+ * the KeyObject with its options.
+ */
 export interface PreparedKey {
   readonly digest: string | null;
   readonly key: SignKeyObjectInput;
@@ -29,5 +32,14 @@ export function prepareKey(key: SigningKey): PreparedKey {
   return {
     digest,
     key: { ...options, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) },
+  };
+}
+
+/** The same for a published key, to verify with under its own `alg`. */
+export function preparePublicKey(publicKey: PublicJwk): PreparedKey {
+  const { digest, options } = ALGORITHMS[publicKey.alg];
+  return {
+    digest,
+    key: { ...options, key: createPublicKey({ key: publicKey, format: 'jwk' }) },
   };
 }

@@ -1,5 +1,10 @@
-import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '@gatehouse-oidc/core';
-import { base64url, compactVerify, errors } from 'jose';
+import {
+  type PublicJwk,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  type SigningKey,
+} from '@gatehouse-oidc/core';
+import { base64url, CompactSign, compactVerify, errors, importJWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../../core/src/keys/generate.js';
 import { nodeCryptoSigner } from './node-crypto-signer.js';
@@ -18,6 +23,9 @@ async function compactJws(
   const signature = await signer.sign(key, encoder.encode(signingInput));
   return `${signingInput}.${base64url.encode(signature)}`;
 }
+
+/** A JWS's signature segment as the bytes `verify` takes. */
+const signatureBytes = (segment: string) => base64url.decode(segment) as Uint8Array<ArrayBuffer>;
 
 /** The same JWS with another payload under the original signature. */
 function withPayload(jws: string, payload: object): string {
@@ -43,6 +51,31 @@ describe.each(SIGNING_ALGORITHMS)('nodeCryptoSigner with %s', (alg: SigningAlgor
     await expect(
       compactVerify(withPayload(jws, { sub: 'mallory' }), key.publicJwk),
     ).rejects.toBeInstanceOf(errors.JWSSignatureVerificationFailed);
+  });
+
+  it('verifies its own signatures with the public JWK, and nothing else', async () => {
+    const signer = nodeCryptoSigner();
+    const other = await generateSigningKey(alg, NOW);
+    const check = (jws: string, publicJwk = key.publicJwk) => {
+      const [header, payload, signature = ''] = jws.split('.');
+      return signer.verify?.(
+        publicJwk as PublicJwk,
+        encoder.encode(`${header}.${payload}`),
+        signatureBytes(signature),
+      );
+    };
+    const jws = await compactJws(signer, key, { sub: 'alice' });
+    expect(await check(jws)).toBe(true);
+    expect(await check(withPayload(jws, { sub: 'mallory' }))).toBe(false);
+    expect(await check(jws, other.publicJwk)).toBe(false);
+    // A signature cut short, or of no length at all, does not verify either.
+    expect(await check(jws.slice(0, -8))).toBe(false);
+    expect(await check(`${jws.split('.').slice(0, 2).join('.')}.`)).toBe(false);
+    // jose's signature verifies too: the encoding is the JWS one, not node:crypto's DER.
+    const joseSigned = await new CompactSign(encoder.encode('{"sub":"bob"}'))
+      .setProtectedHeader({ alg })
+      .sign(await importJWK(key.privateJwk, alg));
+    expect(await check(joseSigned)).toBe(true);
   });
 });
 
@@ -76,7 +109,52 @@ describe('nodeCryptoSigner key cache', () => {
   });
 });
 
+describe('nodeCryptoSigner verification keys', () => {
+  it('are told apart by their material, not their kid: two realms may publish the same kid', async () => {
+    const [first, second] = await Promise.all([
+      generateSigningKey('ES256', NOW),
+      generateSigningKey('ES256', NOW),
+    ]);
+    const signer = nodeCryptoSigner();
+    const jws = await compactJws(signer, second, { sub: 'alice' });
+    const [header, payload, signature = ''] = jws.split('.');
+    const verify = (publicJwk: object) =>
+      signer.verify?.(
+        publicJwk as PublicJwk,
+        encoder.encode(`${header}.${payload}`),
+        signatureBytes(signature),
+      );
+    expect(await verify({ ...first.publicJwk, kid: 'shared' })).toBe(false);
+    expect(await verify({ ...second.publicJwk, kid: 'shared' })).toBe(true);
+    // A copy of a JWK already seen (a key set read afresh) verifies like the original.
+    expect(await verify({ ...second.publicJwk })).toBe(true);
+  });
+});
+
 describe('nodeCryptoSigner batching', () => {
+  it('signs and verifies in the same batches, each job answered with its own result', async () => {
+    const key = await generateSigningKey('ES256', NOW);
+    const signer = nodeCryptoSigner();
+    const signed = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => compactJws(signer, key, { n })),
+    );
+    const checks = signed.flatMap((jws, n) => {
+      const [header, payload, signature = ''] = jws.split('.');
+      const input = encoder.encode(`${header}.${payload}`);
+      const verify = (value: Uint8Array<ArrayBuffer>) =>
+        signer.verify?.(key.publicJwk as PublicJwk, input, value);
+      // Every third one is checked against a signature of another payload.
+      const other = signed[(n + 1) % signed.length]?.split('.')[2] ?? '';
+      return [
+        verify(signatureBytes(n % 3 === 0 ? other : signature)),
+        compactJws(signer, key, { n }),
+      ];
+    });
+    const results = await Promise.all(checks);
+    const verdicts = results.filter((result) => typeof result === 'boolean');
+    expect(verdicts).toEqual(signed.map((_, n) => n % 3 !== 0));
+  });
+
   it('answers every one of many signatures requested in the same turn with its own signature', async () => {
     const keys = await Promise.all([
       generateSigningKey('ES256', NOW),

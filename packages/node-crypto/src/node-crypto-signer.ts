@@ -1,10 +1,10 @@
 import type { Worker } from 'node:worker_threads';
-import type { JwsSigner, SigningKey } from '@gatehouse-oidc/core';
-import { type PreparedKey, prepareKey } from './algorithms.js';
+import type { JwsSigner, PublicJwk, SigningKey } from '@gatehouse-oidc/core';
+import { type PreparedKey, prepareKey, preparePublicKey } from './algorithms.js';
 import { type SignBatch, type SignResults, startSignWorker } from './sign-worker.js';
 
 interface Waiter {
-  resolve(signature: Uint8Array): void;
+  resolve(result: Uint8Array | boolean): void;
   reject(error: Error): void;
 }
 
@@ -13,7 +13,9 @@ interface Waiter {
  * are computed on a worker thread. Requests that need a signature in the same event-loop turn go
  * to the worker as one message, so under load the event loop pays one thread wake-up per batch
  * instead of one per signature (the libuv-pool form of `sign` spent about 11 µs per request on
- * that alone); see docs/performance.md. Inject it with `createProvider({ signer: nodeCryptoSigner() })`.
+ * that alone); see docs/performance.md. The realm's own tokens presented back (ID token hints,
+ * JWT access tokens) are verified on the same thread, in the same batches. Inject it with
+ * `createProvider({ signer: nodeCryptoSigner() })`.
  */
 /**
  * A full batch goes at once rather than at the end of the event-loop turn, so the worker signs
@@ -24,7 +26,14 @@ interface Waiter {
 const MAX_BATCH_SIZE = 8;
 
 export function nodeCryptoSigner(): JwsSigner {
+  /** Private keys by `sign:` and their kid; published keys by `verify:` and a number. */
   const prepared = new Map<string, PreparedKey>();
+  /**
+   * A published key's id by its whole JWK, not its kid (two realms' key stores may reuse a kid),
+   * and by the JWK object the key store handed out, to skip serialising it on every call.
+   */
+  const verifyIds = new Map<string, string>();
+  const verifyIdsByObject = new WeakMap<PublicJwk, string>();
   let worker: Worker | undefined;
   let keysSent = new Set<string>();
   let pending: { batch: SignBatch; waiters: Waiter[] } | undefined;
@@ -62,12 +71,12 @@ export function nodeCryptoSigner(): JwsSigner {
     const { batch, waiters } = pending;
     pending = undefined;
     const target = ensureWorker();
-    // Send the worker every key it has not seen: new kids, or all of them after a restart.
-    for (const [kid] of batch.jobs) {
-      const key = prepared.get(kid);
-      if (key && !keysSent.has(kid)) {
-        keysSent.add(kid);
-        batch.keys.push([kid, key]);
+    // Send the worker every key it has not seen: new keys, or all of them after a restart.
+    for (const [id] of batch.jobs) {
+      const key = prepared.get(id);
+      if (key && !keysSent.has(id)) {
+        keysSent.add(id);
+        batch.keys.push([id, key]);
       }
     }
     target.ref();
@@ -75,24 +84,49 @@ export function nodeCryptoSigner(): JwsSigner {
     target.postMessage(batch);
   }
 
+  /** Queues a job for the worker: a batch goes at the end of the turn, or at once when full. */
+  function enqueue(job: SignBatch['jobs'][number]): Promise<Uint8Array | boolean> {
+    if (!pending) {
+      pending = { batch: { keys: [], jobs: [] }, waiters: [] };
+      setImmediate(flush);
+    }
+    const { batch, waiters } = pending;
+    batch.jobs.push(job);
+    const result = new Promise<Uint8Array | boolean>((resolve, reject) =>
+      waiters.push({ resolve, reject }),
+    );
+    if (batch.jobs.length === MAX_BATCH_SIZE) flush();
+    return result;
+  }
+
   return {
     sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+      const id = `sign:${key.kid}`;
       try {
-        if (!prepared.has(key.kid)) prepared.set(key.kid, prepareKey(key));
+        if (!prepared.has(id)) prepared.set(id, prepareKey(key));
       } catch (error) {
         return Promise.reject(error);
       }
-      if (!pending) {
-        pending = { batch: { keys: [], jobs: [] }, waiters: [] };
-        setImmediate(flush);
+      return enqueue([id, signingInput]) as Promise<Uint8Array>;
+    },
+
+    async verify(
+      publicKey: PublicJwk,
+      signingInput: Uint8Array<ArrayBuffer>,
+      signature: Uint8Array<ArrayBuffer>,
+    ): Promise<boolean> {
+      let id = verifyIdsByObject.get(publicKey);
+      if (id === undefined) {
+        const material = JSON.stringify(publicKey);
+        id = verifyIds.get(material);
+        if (id === undefined) {
+          id = `verify:${verifyIds.size}`;
+          prepared.set(id, preparePublicKey(publicKey));
+          verifyIds.set(material, id);
+        }
+        verifyIdsByObject.set(publicKey, id);
       }
-      const { batch, waiters } = pending;
-      batch.jobs.push([key.kid, signingInput]);
-      const signature = new Promise<Uint8Array>((resolve, reject) =>
-        waiters.push({ resolve, reject }),
-      );
-      if (batch.jobs.length === MAX_BATCH_SIZE) flush();
-      return signature;
+      return (await enqueue([id, signingInput, signature])) === true;
     },
   };
 }

@@ -1,26 +1,36 @@
 import { Worker } from 'node:worker_threads';
 import type { PreparedKey } from './algorithms.js';
 
-/** One batch: keys the worker has not seen yet, then the signing inputs in order. */
+/**
+ * One batch: keys the worker has not seen yet, then the jobs in order: a signing input to sign,
+ * or a signing input and the signature to check.
+ */
 export interface SignBatch {
-  keys: Array<[kid: string, key: PreparedKey]>;
-  jobs: Array<[kid: string, input: Uint8Array]>;
+  keys: Array<[id: string, key: PreparedKey]>;
+  jobs: Array<
+    [id: string, input: Uint8Array] | [id: string, input: Uint8Array, signature: Uint8Array]
+  >;
 }
 
-/** Per job, in order: the signature, or the error message when that signature failed. */
-export type SignResults = Array<Uint8Array | string>;
+/**
+ * Per job, in order: the signature, or whether the signature verified, or the error message when
+ * the job failed (for a verification, a signature too malformed to check).
+ */
+export type SignResults = Array<Uint8Array | boolean | string>;
 
 // Plain CommonJS evaluated by the worker, so it runs the same from sources (tests) and from dist.
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { sign } = require('node:crypto');
+const { sign, verify } = require('node:crypto');
 const keys = new Map();
 parentPort.on('message', ({ keys: added, jobs }) => {
   for (const [kid, key] of added) keys.set(kid, key);
-  parentPort.postMessage(jobs.map(([kid, input]) => {
+  parentPort.postMessage(jobs.map(([id, input, signature]) => {
     try {
-      const { digest, key } = keys.get(kid);
-      return sign(digest, input, key);
+      const { digest, key } = keys.get(id);
+      return signature === undefined
+        ? sign(digest, input, key)
+        : verify(digest, input, key, signature);
     } catch (error) {
       return String(error && error.message);
     }
@@ -28,7 +38,7 @@ parentPort.on('message', ({ keys: added, jobs }) => {
 });
 `;
 
-/** Starts the signing thread. It keeps its own KeyObjects by kid and answers batches in order. */
+/** Starts the signing thread. It keeps its own KeyObjects by id and answers batches in order. */
 export function startSignWorker(): Worker {
   return new Worker(SOURCE, { eval: true });
 }

@@ -1,16 +1,8 @@
-import {
-  createLocalJWKSet,
-  decodeProtectedHeader,
-  errors,
-  type JWK,
-  type JWTPayload,
-  jwtVerify,
-} from 'jose';
-import { SIGNING_ALGORITHMS } from '../config/realm.js';
-import type { RealmContext } from '../context.js';
-
-type KeySet = ReturnType<typeof createLocalJWKSet>;
-const keySets = new WeakMap<readonly JWK[], KeySet>();
+import { base64url, type JWK, type JWTPayload } from 'jose';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config/realm.js';
+import { nowSeconds, type RealmContext } from '../context.js';
+import type { PublicJwk } from '../keys/signing-key.js';
+import { verifyWithWebCrypto } from '../keys/webcrypto-signer.js';
 
 export interface VerifyRealmJwtOptions {
   typ: string;
@@ -18,51 +10,102 @@ export interface VerifyRealmJwtOptions {
   allowExpired?: boolean;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
 /**
- * Verifies a JWT this realm signed: signature against the realm's published keys (each key
- * pinned to its own `alg`), issuer and `typ`. Undefined for anything that does not verify.
+ * Verifies a compact JWS this realm signed, as jose's `jwtVerify` would with the realm's key set:
+ * a header naming one of the realm's algorithms and no `crit` extension, `typ` as asked, a
+ * signature by a published key of that `alg` (each key pinned to its own, so `alg: none`, a key
+ * of another realm or of nobody fail), a JSON object payload issued by the realm, `iat`, `nbf`
+ * and `exp` well-formed and `nbf`/`exp` met. The signature goes through the realm's signer
+ * (`JwsSigner.verify`, off the event loop with node-crypto), else WebCrypto. Undefined for
+ * anything that does not verify.
  */
 export async function verifyRealmJwt(
   context: RealmContext,
   token: string,
   options: VerifyRealmJwtOptions,
 ): Promise<JWTPayload | undefined> {
-  const keySet = await realmKeySet(context, token);
+  const segments = token.split('.');
+  if (segments.length !== 3) return undefined;
+  const [encodedHeader = '', encodedPayload = '', encodedSignature = ''] = segments;
+  const header = decodeJsonObject(encodedHeader);
+  if (!header || header.crit !== undefined || !isSigningAlgorithm(header.alg)) return undefined;
+  if (typeof header.typ !== 'string' || mediaType(header.typ) !== mediaType(options.typ))
+    return undefined;
+  const signature = decodeBase64url(encodedSignature);
+  if (!signature) return undefined;
+
+  const keys = await candidateKeys(context, header.alg, header.kid);
+  const signingInput = encoder.encode(`${encodedHeader}.${encodedPayload}`);
+  const verify = context.signer.verify?.bind(context.signer) ?? verifyWithWebCrypto;
+  let verified = false;
+  for (const key of keys) {
+    if (await verify(key, signingInput, signature)) {
+      verified = true;
+      break;
+    }
+  }
+  if (!verified) return undefined;
+
+  const payload = decodeJsonObject(encodedPayload);
+  if (!payload || payload.iss !== context.realm.issuer) return undefined;
+  const now = nowSeconds(context);
+  const { iat, nbf, exp } = payload;
+  if (iat !== undefined && typeof iat !== 'number') return undefined;
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) return undefined;
+  if (exp !== undefined && (typeof exp !== 'number' || (exp <= now && !options.allowExpired)))
+    return undefined;
+  return payload as JWTPayload;
+}
+
+/**
+ * The realm's published keys of `alg` (and of `kid` when the header names one); read afresh once
+ * when the token names a kid the cached list lacks, as after a rotation on another instance.
+ */
+async function candidateKeys(
+  context: RealmContext,
+  alg: SigningAlgorithm,
+  kid: unknown,
+): Promise<PublicJwk[]> {
+  if (kid !== undefined && typeof kid !== 'string') return [];
+  const matching = (keys: readonly JWK[]) =>
+    keys.filter(
+      (key): key is PublicJwk =>
+        key.alg === alg &&
+        (key.use === undefined || key.use === 'sig') &&
+        (kid === undefined || key.kid === kid),
+    );
+  const keys = matching(await context.keys.publicKeys(context.realm));
+  if (keys.length > 0 || kid === undefined) return keys;
+  return matching(await context.keys.publicKeys(context.realm, { fresh: true }));
+}
+
+const isSigningAlgorithm = (alg: unknown): alg is SigningAlgorithm =>
+  (SIGNING_ALGORITHMS as readonly unknown[]).includes(alg);
+
+/** A `typ` compared as jose compares it: case-insensitive, `application/` optional. */
+const mediaType = (typ: string) => typ.toLowerCase().replace(/^application\//, '');
+
+function decodeBase64url(segment: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!BASE64URL.test(segment)) return undefined;
   try {
-    const { payload } = await jwtVerify(token, keySet, {
-      algorithms: [...SIGNING_ALGORITHMS],
-      issuer: context.realm.issuer,
-      typ: options.typ,
-      currentDate: new Date(context.now()),
-    });
-    return payload;
-  } catch (error) {
-    // jose only reports expiry after the signature and the other claims have been checked.
-    if (options.allowExpired && error instanceof errors.JWTExpired) return error.payload;
-    if (error instanceof errors.JOSEError) return undefined;
-    throw error;
+    return base64url.decode(segment) as Uint8Array<ArrayBuffer>;
+  } catch {
+    return undefined;
   }
 }
 
-/** The realm's keys; read afresh once when the token names a kid the cached list lacks. */
-async function realmKeySet(context: RealmContext, token: string): Promise<KeySet> {
-  let publicKeys = await context.keys.publicKeys(context.realm);
-  const kid = headerKid(token);
-  if (kid !== undefined && !publicKeys.some((key) => key.kid === kid)) {
-    publicKeys = await context.keys.publicKeys(context.realm, { fresh: true });
-  }
-  let keySet = keySets.get(publicKeys);
-  if (!keySet) {
-    keySet = createLocalJWKSet({ keys: [...publicKeys] });
-    keySets.set(publicKeys, keySet);
-  }
-  return keySet;
-}
-
-function headerKid(token: string): string | undefined {
+function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+  const bytes = decodeBase64url(segment);
+  if (!bytes) return undefined;
   try {
-    const { kid } = decodeProtectedHeader(token);
-    return typeof kid === 'string' ? kid : undefined;
+    const value: unknown = JSON.parse(decoder.decode(bytes));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { type CryptoKey, importJWK } from 'jose';
 import type { SigningAlgorithm } from '../config/realm.js';
-import type { JwsSigner, SigningKey } from './signing-key.js';
+import type { JwsSigner, PublicJwk, SigningKey } from './signing-key.js';
 
 type SignParameters = Parameters<typeof crypto.subtle.sign>[0];
 
@@ -10,6 +10,38 @@ const SIGN_PARAMETERS: Record<SigningAlgorithm, SignParameters> = {
   RS256: { name: 'RSASSA-PKCS1-v1_5' },
   PS256: { name: 'RSA-PSS', saltLength: 32 } as SignParameters,
 };
+
+/**
+ * Public keys imported for verification, by the JWK object the key store published: a key set
+ * read afresh brings new objects, and the old ones are collected with their imports.
+ */
+const importedPublicKeys = new WeakMap<PublicJwk, Promise<CryptoKey>>();
+
+/** Verifies a JWS signature through `crypto.subtle`: false when it does not verify or is malformed. */
+export async function verifyWithWebCrypto(
+  publicKey: PublicJwk,
+  signingInput: Uint8Array<ArrayBuffer>,
+  signature: Uint8Array<ArrayBuffer>,
+): Promise<boolean> {
+  let imported = importedPublicKeys.get(publicKey);
+  if (!imported) {
+    imported = importJWK(publicKey, publicKey.alg) as Promise<CryptoKey>;
+    importedPublicKeys.set(publicKey, imported);
+    imported.catch(() => importedPublicKeys.delete(publicKey));
+  }
+  const cryptoKey = await imported;
+  try {
+    return await crypto.subtle.verify(
+      SIGN_PARAMETERS[publicKey.alg],
+      cryptoKey,
+      signature,
+      signingInput,
+    );
+  } catch {
+    // A signature WebCrypto cannot even read (a wrong length for the curve…) does not verify.
+    return false;
+  }
+}
 
 /** The platform-neutral signer: WebCrypto through `crypto.subtle`, imported keys cached by kid. */
 export function webCryptoSigner(): JwsSigner {
@@ -28,5 +60,6 @@ export function webCryptoSigner(): JwsSigner {
       );
       return new Uint8Array(signature);
     },
+    verify: verifyWithWebCrypto,
   };
 }
