@@ -26,3 +26,22 @@ it('createProvider with nodeCryptoSigner issues access tokens that verify agains
   });
   await h.provider.close();
 });
+
+it('with nodeCryptoSigner, introspection checks a JWT access token on the signing thread', async () => {
+  const signer = nodeCryptoSigner();
+  const verify = vi.spyOn(signer, 'verify');
+  const h = await createHarness({ signer });
+  const token = await h.issueToken('post-client', { resource: API_RESOURCE, scope: 'api:read' });
+
+  expect((await h.introspect('api', token)).json()).toMatchObject({
+    active: true,
+    client_id: 'post-client',
+    scope: 'api:read',
+  });
+  expect(verify).toHaveBeenCalledOnce();
+  // The same token with one character of its signature changed is not this realm's.
+  const tampered = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`;
+  expect((await h.introspect('api', tampered)).json()).toEqual({ active: false });
+  expect(await verify.mock.results[1]?.value).toBe(false);
+  await h.provider.close();
+});
