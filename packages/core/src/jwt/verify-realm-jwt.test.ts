@@ -177,3 +177,11 @@ describe.each(signers)('verifyRealmJwt with %s', (_name, makeSigner) => {
     });
   });
 });
+
+it('counts only a true from the signer: any other answer has not verified the token', async () => {
+  const key = await generateSigningKey('ES256', NOW);
+  const vague = { sign: webCryptoSigner().sign, verify: async () => 1 as unknown as boolean };
+  const { context } = realmContext(vague, [key]);
+  const token = await signRealmJwt(context, 'JWT', claims(), 'ES256');
+  expect(await verifyRealmJwt(context, token, { typ: 'JWT' })).toBeUndefined();
+});
