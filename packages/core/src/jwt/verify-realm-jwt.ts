@@ -15,8 +15,10 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /**
- * Verifies a compact JWS this realm signed, as jose's `jwtVerify` would with the realm's key set:
- * a header naming one of the realm's algorithms and no `crit` extension, `typ` as asked, a
+ * Verifies a compact JWS this realm signed, as jose's `jwtVerify` would with the realm's key set
+ * but for two points: any `crit` is refused (jose understands `b64`), and a token without `kid`
+ * is tried against each key of its `alg` (jose refuses when several match). So: a header naming
+ * one of the realm's algorithms and no `crit` extension, `typ` as asked, a
  * signature by a published key of that `alg` (each key pinned to its own, so `alg: none`, a key
  * of another realm or of nobody fail), a JSON object payload issued by the realm, `iat`, `nbf`
  * and `exp` well-formed and `nbf`/`exp` met. The signature goes through the realm's signer
