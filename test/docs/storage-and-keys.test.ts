@@ -20,33 +20,36 @@ describe.skipIf(!postgresUrl)('docs/storage-and-keys.md', () => {
   }, 30_000);
 });
 
-/** The install line and the test file of "Writing your own Store". */
-function ownStoreSnippets(): { install: string; testFile: string } {
-  const match =
-    /## Writing your own Store[\s\S]*?```sh\n([\s\S]*?)```[\s\S]*?Save this as `store\.test\.ts`[\s\S]*?```ts\n([\s\S]*?)```/.exec(
-      DOC,
-    );
-  if (!match?.[1] || !match[2]) throw new Error('docs/storage-and-keys.md lost its own-store run');
+/** The install line and the test file of one of the page's "Writing your own …" sections. */
+function ownPartSnippets(heading: string, fileName: string): { install: string; testFile: string } {
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(
+    `## ${escaped(heading)}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\`[\\s\\S]*?Save this as \`${escaped(fileName)}\`[\\s\\S]*?\`\`\`ts\\n([\\s\\S]*?)\`\`\``,
+  ).exec(DOC);
+  if (!match?.[1] || !match[2]) throw new Error(`docs/storage-and-keys.md lost "${heading}"`);
   return { install: match[1], testFile: match[2] };
 }
 
-describe('docs/storage-and-keys.md: writing your own Store', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-own-store-doc-'));
+describe.each([
+  ['Writing your own Store', 'store.test.ts', 'Store contract: MemoryStore'],
+  ['Writing your own signer', 'signer.test.ts', 'JwsSigner contract: webCryptoSigner'],
+])('docs/storage-and-keys.md: %s', (heading, fileName, suiteName) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-own-part-doc-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('installs the core and vitest, which the testing entry needs', () => {
-    expect(ownStoreSnippets().install).toBe(
+    expect(ownPartSnippets(heading, fileName).install).toBe(
       'npm install @gatehouse-oidc/core\nnpm install --save-dev vitest\n',
     );
   });
 
-  it('runs the Store contract with vitest from the test file as saved from the page', async () => {
-    writeFileSync(join(dir, 'store.test.ts'), ownStoreSnippets().testFile);
+  it('runs the contract with vitest from the test file as saved from the page', async () => {
+    writeFileSync(join(dir, fileName), ownPartSnippets(heading, fileName).testFile);
     // The workspace packages from their sources, as the tests use them.
     writeFileSync(
       join(dir, 'vitest.config.mts'),
       `import base from ${JSON.stringify(join(ROOT, 'vitest.config.ts'))};
-export default { resolve: base.resolve, test: { include: ['store.test.ts'] } };
+export default { resolve: base.resolve, test: { include: [${JSON.stringify(fileName)}] } };
 `,
     );
     const { stdout } = await promisify(execFile)(
@@ -58,7 +61,7 @@ export default { resolve: base.resolve, test: { include: ['store.test.ts'] } };
         timeout: 60_000,
       },
     );
-    expect(stdout).toContain('Store contract: MemoryStore');
+    expect(stdout).toContain(suiteName);
     expect(stdout).toMatch(/Tests {2}\d+ passed/);
     expect(stdout).not.toMatch(/failed|skipped/);
   }, 90_000);

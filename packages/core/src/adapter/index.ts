@@ -1,7 +1,8 @@
 /**
  * `@gatehouse-oidc/core/adapter`: what an adapter needs to bind a provider to an HTTP framework
  * (docs/adapters.md): the exchange types, the body limit and a bounded body reader, and the
- * answers an adapter gives itself before the provider sees a request.
+ * answers an adapter gives itself before the provider sees a request; and, for a `JwsSigner` of
+ * one's own, the key cache the built-in signers use.
  */
 import { recordedBodyLimit } from '../http/body-limit.js';
 import type { Provider } from '../provider.js';
@@ -12,6 +13,7 @@ export { isFormUrlEncoded } from '../http/media-type.js';
 export { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
 export type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
 export { joinHeaderValues } from '../http/types.js';
+export { KeyCache } from '../keys/key-cache.js';
 
 /**
  * The largest request body the provider accepts (its `maxBodyBytes` option). Answer a larger one

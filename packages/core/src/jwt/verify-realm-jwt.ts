@@ -1,6 +1,7 @@
-import { base64url, type JWK, type JWTPayload } from 'jose';
+import { base64url, type JWTPayload } from 'jose';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config/realm.js';
 import { nowSeconds, type RealmContext } from '../context.js';
+import { keyFitsAlgorithm } from '../keys/key-fits-algorithm.js';
 import type { PublicJwk } from '../keys/signing-key.js';
 import { verifyWithWebCrypto } from '../keys/webcrypto-signer.js';
 
@@ -16,12 +17,11 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /**
  * Verifies a compact JWS this realm signed, as jose's `jwtVerify` would with the realm's key set
- * but for two points: any `crit` is refused (jose understands `b64`), and a token without `kid`
- * is tried against each key of its `alg` (jose refuses when several match). So: a header naming
- * one of the realm's algorithms and no `crit` extension, `typ` as asked, a
- * signature by a published key of that `alg` (each key pinned to its own, so `alg: none`, a key
- * of another realm or of nobody fail), a JSON object payload issued by the realm, `iat`, `nbf`
- * and `exp` well-formed and `nbf`/`exp` met. The signature goes through the realm's signer
+ * but that any `crit` is refused (jose understands `b64`). So: a header naming one of the realm's
+ * algorithms and no `crit` extension, `typ` as asked, a signature by the one published key of
+ * that `alg` and `kid` (each key pinned to its own `alg`, of the algorithm's type and curve, RSA
+ * of at least 2048 bits; so `alg: none`, a key of another realm or of nobody fail), a JSON object
+ * payload issued by the realm, `iat`, `nbf` and `exp` well-formed and `nbf`/`exp` met. The signature goes through the realm's signer
  * (`JwsSigner.verify`, off the event loop with node-crypto), else WebCrypto. Undefined for
  * anything that does not verify.
  */
@@ -40,9 +40,9 @@ export async function verifyRealmJwt(
   const signature = decodeBase64url(encodedSignature);
   if (!signature) return undefined;
 
-  const keys = await candidateKeys(context, header.alg, header.kid);
+  const key = await verificationKey(context, header.alg, header.kid);
   const signingInput = encoder.encode(`${encodedHeader}.${encodedPayload}`);
-  if (!(await signedByOneOf(context, keys, signingInput, signature))) return undefined;
+  if (!key || !(await signedBy(context, key, signingInput, signature))) return undefined;
 
   const payload = decodeJsonObject(encodedPayload);
   if (!payload || payload.iss !== context.realm.issuer) return undefined;
@@ -56,40 +56,41 @@ export async function verifyRealmJwt(
 }
 
 /**
- * The realm's published keys of `alg` (and of `kid` when the header names one); read afresh once
- * when the token names a kid the cached list lacks, as after a rotation on another instance.
+ * The one published key that can verify this token: of its `alg` and, when the header names one,
+ * its `kid`. As jose, none when several match (a token without `kid` while two keys of its `alg`
+ * are published). The key list is read afresh once when the token names a kid the cached list
+ * lacks, as after a rotation on another instance; a kid the list has under another `alg` is not
+ * a reason to read it again.
  */
-async function candidateKeys(
+async function verificationKey(
   context: RealmContext,
   alg: SigningAlgorithm,
   kid: unknown,
-): Promise<PublicJwk[]> {
-  if (kid !== undefined && typeof kid !== 'string') return [];
-  const matching = (keys: readonly JWK[]) =>
-    keys.filter(
-      (key): key is PublicJwk =>
-        key.alg === alg &&
-        (key.use === undefined || key.use === 'sig') &&
-        (kid === undefined || key.kid === kid),
-    );
-  const keys = matching(await context.keys.publicKeys(context.realm));
-  if (keys.length > 0 || kid === undefined) return keys;
-  return matching(await context.keys.publicKeys(context.realm, { fresh: true }));
+): Promise<PublicJwk | undefined> {
+  if (kid !== undefined && typeof kid !== 'string') return undefined;
+  let keys = await context.keys.publicKeys(context.realm);
+  if (kid !== undefined && !keys.some((key) => key.kid === kid))
+    keys = await context.keys.publicKeys(context.realm, { fresh: true });
+  const matching = keys.filter(
+    (key): key is PublicJwk => (kid === undefined || key.kid === kid) && keyFitsAlgorithm(key, alg),
+  );
+  return matching.length === 1 ? matching[0] : undefined;
 }
 
 /**
- * Whether one of `keys` made `signature`, checked by the realm's signer (else WebCrypto). Only
- * `true` counts: a host's own signer answering anything else has not verified the token.
+ * Whether `key` made `signature`, checked by the realm's signer (else WebCrypto). Only `true`
+ * counts: a host's own signer answering anything else has not verified the token.
  */
-async function signedByOneOf(
+async function signedBy(
   context: RealmContext,
-  keys: readonly PublicJwk[],
+  key: PublicJwk,
   signingInput: Uint8Array<ArrayBuffer>,
   signature: Uint8Array<ArrayBuffer>,
 ): Promise<boolean> {
-  const verify = context.signer.verify?.bind(context.signer) ?? verifyWithWebCrypto;
-  for (const key of keys) if ((await verify(key, signingInput, signature)) === true) return true;
-  return false;
+  const verified = context.signer.verify
+    ? await context.signer.verify(key, signingInput, signature)
+    : await verifyWithWebCrypto(key, signingInput, signature);
+  return verified === true;
 }
 
 const isSigningAlgorithm = (alg: unknown): alg is SigningAlgorithm =>

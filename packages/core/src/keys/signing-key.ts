@@ -18,7 +18,10 @@ export type PublicJwk = JWK & { readonly alg: SigningAlgorithm };
 /**
  * Produces JWS signatures, and checks those of the realm's own tokens presented back (ID token
  * hints, JWT access tokens). Core ships a WebCrypto signer; `@gatehouse-oidc/node-crypto` provides
- * a faster one built on `node:crypto`. Implementations may cache imported signing keys by `kid`.
+ * a faster one built on `node:crypto`. Implementations may cache imported keys, but not by `kid`
+ * alone: two realms' key stores may reuse a kid for different keys (`KeyCache` in
+ * `@gatehouse-oidc/core/adapter` finds them by material). `describeSignerContract` in
+ * `@gatehouse-oidc/core/testing` checks an implementation.
  */
 export interface JwsSigner {
   /** The raw JWS signature (for ECDSA: r‖s, not DER) of the signing input. */

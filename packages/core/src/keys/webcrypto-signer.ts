@@ -1,5 +1,6 @@
-import { type CryptoKey, importJWK } from 'jose';
+import { type CryptoKey, importJWK, type JWK } from 'jose';
 import type { SigningAlgorithm } from '../config/realm.js';
+import { KeyCache } from './key-cache.js';
 import type { JwsSigner, PublicJwk, SigningKey } from './signing-key.js';
 
 type SignParameters = Parameters<typeof crypto.subtle.sign>[0];
@@ -11,11 +12,19 @@ const SIGN_PARAMETERS: Record<SigningAlgorithm, SignParameters> = {
   PS256: { name: 'RSA-PSS', saltLength: 32 } as SignParameters,
 };
 
-/**
- * Public keys imported for verification, by the JWK object the key store published: a key set
- * read afresh brings new objects, and the old ones are collected with their imports.
- */
-const importedPublicKeys = new WeakMap<PublicJwk, Promise<CryptoKey>>();
+/** Public keys imported for verification. */
+const importedPublicKeys = new KeyCache<Promise<CryptoKey>>();
+
+/** An import for `cache`, forgotten there if it fails so that the next call tries again. */
+function importOnce(
+  cache: KeyCache<Promise<CryptoKey>>,
+  publicJwk: JWK,
+  importKey: () => Promise<unknown>,
+): Promise<CryptoKey> {
+  const importing = importKey() as Promise<CryptoKey>;
+  importing.catch(() => cache.forget(publicJwk));
+  return importing;
+}
 
 /** Verifies a JWS signature through `crypto.subtle`: false when it does not verify or is malformed. */
 export async function verifyWithWebCrypto(
@@ -23,36 +32,35 @@ export async function verifyWithWebCrypto(
   signingInput: Uint8Array<ArrayBuffer>,
   signature: Uint8Array<ArrayBuffer>,
 ): Promise<boolean> {
-  let imported = importedPublicKeys.get(publicKey);
-  if (!imported) {
-    imported = importJWK(publicKey, publicKey.alg) as Promise<CryptoKey>;
-    importedPublicKeys.set(publicKey, imported);
-    imported.catch(() => importedPublicKeys.delete(publicKey));
-  }
-  const cryptoKey = await imported;
+  const imported = importedPublicKeys.get(publicKey, publicKey, () =>
+    importOnce(importedPublicKeys, publicKey, () => importJWK(publicKey, publicKey.alg)),
+  );
   try {
     return await crypto.subtle.verify(
       SIGN_PARAMETERS[publicKey.alg],
-      cryptoKey,
+      await imported,
       signature,
       signingInput,
     );
   } catch {
-    // A signature WebCrypto cannot even read (a wrong length for the curve…) does not verify.
+    // A key WebCrypto cannot import, or a signature it cannot even read (a wrong length for the
+    // curve…), verifies nothing.
     return false;
   }
 }
 
-/** The platform-neutral signer: WebCrypto through `crypto.subtle`, imported keys cached by kid. */
+/**
+ * The platform-neutral signer: WebCrypto through `crypto.subtle`. Imported private keys are cached
+ * by the signing key object and by its public half, not by kid alone: two realms' key stores may
+ * reuse a kid.
+ */
 export function webCryptoSigner(): JwsSigner {
-  const imported = new Map<string, Promise<CryptoKey>>();
+  const imported = new KeyCache<Promise<CryptoKey>>();
   return {
     async sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-      let cryptoKey = imported.get(key.kid);
-      if (!cryptoKey) {
-        cryptoKey = importJWK(key.privateJwk, key.alg) as Promise<CryptoKey>;
-        imported.set(key.kid, cryptoKey);
-      }
+      const cryptoKey = imported.get(key, key.publicJwk, () =>
+        importOnce(imported, key.publicJwk, () => importJWK(key.privateJwk, key.alg)),
+      );
       const signature = await crypto.subtle.sign(
         SIGN_PARAMETERS[key.alg],
         await cryptoKey,

@@ -3,6 +3,7 @@
  * Gatehouse's contracts with vitest (an optional peer dependency, needed only by this entry).
  */
 export { type FakeClock, fakeClock } from './clock.js';
+export { describeSignerContract } from './signer-contract.js';
 export {
   type ContractTime,
   describeStoreContract,
