@@ -1,13 +1,24 @@
-import {
-  type PublicJwk,
-  SIGNING_ALGORITHMS,
-  type SigningAlgorithm,
-  type SigningKey,
-} from '@gatehouse-oidc/core';
-import { base64url, CompactSign, compactVerify, errors, importJWK } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import type { PublicJwk, SigningKey } from '@gatehouse-oidc/core';
+import { describeSignerContract } from '@gatehouse-oidc/core/testing';
+import { base64url, compactVerify } from 'jose';
+import { describe, expect, it, vi } from 'vitest';
 import { generateSigningKey } from '../../core/src/keys/generate.js';
 import { nodeCryptoSigner } from './node-crypto-signer.js';
+
+/** Every signing thread started, newest last, so that tests can disturb one. */
+const workers = vi.hoisted(() => [] as Worker[]);
+vi.mock('./sign-worker.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./sign-worker.js')>();
+  return {
+    ...original,
+    startSignWorker: () => {
+      const worker = original.startSignWorker();
+      workers.push(worker);
+      return worker;
+    },
+  };
+});
 
 const encoder = new TextEncoder();
 const NOW = 1_900_000_000;
@@ -27,87 +38,7 @@ async function compactJws(
 /** A JWS's signature segment as the bytes `verify` takes. */
 const signatureBytes = (segment: string) => base64url.decode(segment) as Uint8Array<ArrayBuffer>;
 
-/** The same JWS with another payload under the original signature. */
-function withPayload(jws: string, payload: object): string {
-  const [header, , signature] = jws.split('.');
-  return `${header}.${base64url.encode(JSON.stringify(payload))}.${signature}`;
-}
-
-describe.each(SIGNING_ALGORITHMS)('nodeCryptoSigner with %s', (alg: SigningAlgorithm) => {
-  let key: SigningKey;
-  beforeAll(async () => {
-    key = await generateSigningKey(alg, NOW);
-  });
-
-  it('produces a signature jose verifies with the public JWK', async () => {
-    const jws = await compactJws(undefined, key, { sub: 'alice', n: 1 });
-    const verified = await compactVerify(jws, key.publicJwk, { algorithms: [alg] });
-    expect(verified.protectedHeader).toEqual({ alg, kid: key.kid });
-    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual({ sub: 'alice', n: 1 });
-  });
-
-  it('produces a signature that fails for a tampered input', async () => {
-    const jws = await compactJws(undefined, key, { sub: 'alice' });
-    await expect(
-      compactVerify(withPayload(jws, { sub: 'mallory' }), key.publicJwk),
-    ).rejects.toBeInstanceOf(errors.JWSSignatureVerificationFailed);
-  });
-
-  it('verifies its own signatures with the public JWK, and nothing else', async () => {
-    const signer = nodeCryptoSigner();
-    const other = await generateSigningKey(alg, NOW);
-    const check = (jws: string, publicJwk = key.publicJwk) => {
-      const [header, payload, signature = ''] = jws.split('.');
-      return signer.verify?.(
-        publicJwk as PublicJwk,
-        encoder.encode(`${header}.${payload}`),
-        signatureBytes(signature),
-      );
-    };
-    const jws = await compactJws(signer, key, { sub: 'alice' });
-    expect(await check(jws)).toBe(true);
-    expect(await check(withPayload(jws, { sub: 'mallory' }))).toBe(false);
-    expect(await check(jws, other.publicJwk)).toBe(false);
-    // A signature cut short, or of no length at all, does not verify either.
-    expect(await check(jws.slice(0, -8))).toBe(false);
-    expect(await check(`${jws.split('.').slice(0, 2).join('.')}.`)).toBe(false);
-    // jose's signature verifies too: the encoding is the JWS one, not node:crypto's DER.
-    const joseSigned = await new CompactSign(encoder.encode('{"sub":"bob"}'))
-      .setProtectedHeader({ alg })
-      .sign(await importJWK(key.privateJwk, alg));
-    expect(await check(joseSigned)).toBe(true);
-  });
-});
-
-describe('nodeCryptoSigner key cache', () => {
-  it('reuses the KeyObject made for a kid instead of re-importing the private JWK', async () => {
-    const [first, second] = await Promise.all([
-      generateSigningKey('ES256', NOW),
-      generateSigningKey('ES256', NOW),
-    ]);
-    const signer = nodeCryptoSigner();
-    await compactJws(signer, first, { warm: true });
-    // Same kid, different key material: only a cached KeyObject can still produce first's signatures.
-    const impostor: SigningKey = { ...second, kid: first.kid };
-    const jws = await compactJws(signer, impostor, { sub: 'alice' });
-    await expect(compactVerify(jws, first.publicJwk)).resolves.toBeDefined();
-    await expect(compactVerify(jws, second.publicJwk)).rejects.toBeInstanceOf(
-      errors.JWSSignatureVerificationFailed,
-    );
-  });
-
-  it('keeps one KeyObject per kid, so keys of different kids sign independently', async () => {
-    const [first, second] = await Promise.all([
-      generateSigningKey('EdDSA', NOW),
-      generateSigningKey('ES256', NOW),
-    ]);
-    const signer = nodeCryptoSigner();
-    const firstJws = await compactJws(signer, first, { n: 1 });
-    const secondJws = await compactJws(signer, second, { n: 2 });
-    await expect(compactVerify(firstJws, first.publicJwk)).resolves.toBeDefined();
-    await expect(compactVerify(secondJws, second.publicJwk)).resolves.toBeDefined();
-  });
-});
+describeSignerContract('nodeCryptoSigner', nodeCryptoSigner);
 
 describe('nodeCryptoSigner verification keys', () => {
   it('are told apart by their material, not their kid: two realms may publish the same kid', async () => {
@@ -190,5 +121,58 @@ describe('nodeCryptoSigner batching', () => {
     expect(succeeded.status).toBe('fulfilled');
     if (succeeded.status === 'fulfilled')
       await expect(compactVerify(succeeded.value, good.publicJwk)).resolves.toBeDefined();
+  });
+});
+
+describe('nodeCryptoSigner when its thread misbehaves', () => {
+  /** A signer with one verification under way, and the thread it went to. */
+  async function verificationUnderWay() {
+    const key = await generateSigningKey('ES256', NOW);
+    const signer = nodeCryptoSigner();
+    const [header, payload, signature = ''] = (await compactJws(signer, key, { n: 1 })).split('.');
+    const verification = signer.verify?.(
+      key.publicJwk as PublicJwk,
+      encoder.encode(`${header}.${payload}`),
+      signatureBytes(signature),
+    );
+    // The batch leaves at the end of this turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    const worker = workers.at(-1) as Worker;
+    return { key, signer, verification, worker };
+  }
+
+  /** The signer still signs afterwards, on a new thread. */
+  async function signsAgain(signer: ReturnType<typeof nodeCryptoSigner>, key: SigningKey) {
+    const before = workers.length;
+    await expect(
+      compactVerify(await compactJws(signer, key, { n: 2 }), key.publicJwk),
+    ).resolves.toBeDefined();
+    expect(workers.length).toBe(before + 1);
+  }
+
+  it('fails what it owes and starts afresh when an answer is not the next batch’s', async () => {
+    const { key, signer, verification, worker } = await verificationUnderWay();
+    worker.emit('message', { batch: 1_000, results: [true] });
+    await expect(verification).rejects.toThrow('answered out of order');
+    await signsAgain(signer, key);
+  });
+
+  it('does so too for an answer with the wrong number of results, or one it cannot read', async () => {
+    for (const disturb of [
+      (worker: Worker) => worker.emit('message', { batch: 2, results: [true, true] }),
+      (worker: Worker) => worker.emit('messageerror', new Error('cannot deserialize')),
+    ]) {
+      const { key, signer, verification, worker } = await verificationUnderWay();
+      disturb(worker);
+      await expect(verification).rejects.toThrow(/signing worker/);
+      await signsAgain(signer, key);
+    }
+  });
+
+  it('fails a verification pending on a thread that dies, and verifies on the next one', async () => {
+    const { key, signer, verification, worker } = await verificationUnderWay();
+    await worker.terminate();
+    await expect(verification).rejects.toThrow('the signing worker exited');
+    await signsAgain(signer, key);
   });
 });

@@ -1,22 +1,21 @@
 import type { Worker } from 'node:worker_threads';
 import type { JwsSigner, PublicJwk, SigningKey } from '@gatehouse-oidc/core';
+import { KeyCache } from '@gatehouse-oidc/core/adapter';
 import { type PreparedKey, prepareKey, preparePublicKey } from './algorithms.js';
-import { type SignBatch, type SignResults, startSignWorker } from './sign-worker.js';
+import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.js';
 
+/** How a job's result settles its caller: a signature for `sign`, a boolean for `verify`. */
 interface Waiter {
-  resolve(result: Uint8Array | boolean): void;
+  settle(result: unknown): void;
   reject(error: Error): void;
 }
 
-/**
- * A JWS signer on `node:crypto`: each private JWK becomes a KeyObject once per kid, and signatures
- * are computed on a worker thread. Requests that need a signature in the same event-loop turn go
- * to the worker as one message, so under load the event loop pays one thread wake-up per batch
- * instead of one per signature (the libuv-pool form of `sign` spent about 11 µs per request on
- * that alone); see docs/performance.md. The realm's own tokens presented back (ID token hints,
- * JWT access tokens) are verified on the same thread, in the same batches. Inject it with
- * `createProvider({ signer: nodeCryptoSigner() })`.
- */
+/** A batch sent to the worker and not answered yet. */
+interface SentBatch {
+  readonly number: number;
+  readonly waiters: Waiter[];
+}
+
 /**
  * A full batch goes at once rather than at the end of the event-loop turn, so the worker signs
  * while the event loop goes on parsing the turn's other requests; with one batch per turn the two
@@ -25,40 +24,74 @@ interface Waiter {
  */
 const MAX_BATCH_SIZE = 8;
 
+/** Keys of each kind kept prepared; a realm has a few, so this only bounds a churning key store. */
+const MAX_KEYS = 1000;
+
+/**
+ * A JWS signer on `node:crypto`: each JWK becomes a KeyObject once, and signatures are computed
+ * on a worker thread. Requests that need a signature in the same event-loop turn go to the worker
+ * as one message, so under load the event loop pays one thread wake-up per batch instead of one
+ * per signature (the libuv-pool form of `sign` spent about 11 µs per request on that alone); see
+ * docs/performance.md. The realm's own tokens presented back (ID token hints, JWT access tokens)
+ * are verified on the same thread, in the same batches. Inject it with
+ * `createProvider({ signer: nodeCryptoSigner() })`.
+ */
 export function nodeCryptoSigner(): JwsSigner {
-  /** Private keys by `sign:` and their kid; published keys by `verify:` and a number. */
+  /** The worker's keys by id; ids are never reused, so a dropped key cannot be mistaken. */
   const prepared = new Map<string, PreparedKey>();
-  /**
-   * A published key's id by its whole JWK, not its kid (two realms' key stores may reuse a kid),
-   * and by the JWK object the key store handed out, to skip serialising it on every call.
-   */
-  const verifyIds = new Map<string, string>();
-  const verifyIdsByObject = new WeakMap<PublicJwk, string>();
+  let nextKeyId = 0;
+  /** Keys dropped from the caches, for the worker to drop with the next batch. */
+  let dropped: string[] = [];
+  const dropKey = (id: string) => {
+    prepared.delete(id);
+    dropped.push(id);
+  };
+  const signingKeyIds = new KeyCache<string>(MAX_KEYS, dropKey);
+  const verificationKeyIds = new KeyCache<string>(MAX_KEYS, dropKey);
+
   let worker: Worker | undefined;
   let keysSent = new Set<string>();
   let pending: { batch: SignBatch; waiters: Waiter[] } | undefined;
-  /** Waiters of the batches sent and not answered yet, oldest first: the worker answers in order. */
-  const inFlight: Waiter[][] = [];
+  let batchNumber = 0;
+  /** Batches sent and not answered yet, oldest first: the worker answers in order. */
+  const inFlight: SentBatch[] = [];
+
+  /** A new id for the key `make` prepares. */
+  function keyId(prefix: string, make: () => PreparedKey): string {
+    const id = `${prefix}:${nextKeyId++}`;
+    prepared.set(id, make());
+    return id;
+  }
 
   function ensureWorker(): Worker {
     if (worker) return worker;
     const started = startSignWorker();
-    started.on('message', (results: SignResults) => {
-      const waiters = inFlight.shift() ?? [];
+    // A dead or confused worker fails what it still owed; the next batch starts a fresh one.
+    const failAll = (error: Error) => {
+      if (worker !== started) return;
+      worker = undefined;
+      for (const { waiters } of inFlight.splice(0))
+        for (const waiter of waiters) waiter.reject(error);
+      void started.terminate();
+    };
+    started.on('message', ({ batch, results }: SignReply) => {
+      const sent = inFlight[0];
+      // Results are matched to their jobs by position: any other answer than the next batch's,
+      // whole, means that matching cannot be trusted any more.
+      if (sent?.number !== batch || results?.length !== sent.waiters.length) {
+        failAll(new Error('the signing worker answered out of order'));
+        return;
+      }
+      inFlight.shift();
       results.forEach((result, index) => {
-        if (typeof result === 'string')
-          waiters[index]?.reject(new Error(`signing failed: ${result}`));
-        else waiters[index]?.resolve(result);
+        sent.waiters[index]?.settle(result);
       });
       // An idle signer must not keep the process alive.
       if (inFlight.length === 0) started.unref();
     });
-    // A dead worker fails what it still owed; the next batch starts a fresh one.
-    const failAll = (error: Error) => {
-      if (worker !== started) return;
-      worker = undefined;
-      for (const waiters of inFlight.splice(0)) for (const waiter of waiters) waiter.reject(error);
-    };
+    started.on('messageerror', () =>
+      failAll(new Error('the signing worker sent an unreadable answer')),
+    );
     started.on('error', failAll);
     started.on('exit', () => failAll(new Error('the signing worker exited')));
     worker = started;
@@ -79,54 +112,64 @@ export function nodeCryptoSigner(): JwsSigner {
         batch.keys.push([id, key]);
       }
     }
+    for (const id of dropped) keysSent.delete(id);
+    batch.dropped = dropped;
+    dropped = [];
+    batch.number = ++batchNumber;
     target.ref();
-    inFlight.push(waiters);
+    inFlight.push({ number: batch.number, waiters });
     target.postMessage(batch);
   }
 
   /** Queues a job for the worker: a batch goes at the end of the turn, or at once when full. */
-  function enqueue(job: SignBatch['jobs'][number]): Promise<Uint8Array | boolean> {
+  function enqueue(job: SignBatch['jobs'][number], waiter: Waiter): void {
     if (!pending) {
-      pending = { batch: { keys: [], jobs: [] }, waiters: [] };
+      pending = { batch: { number: 0, keys: [], jobs: [], dropped: [] }, waiters: [] };
       setImmediate(flush);
     }
-    const { batch, waiters } = pending;
-    batch.jobs.push(job);
-    const result = new Promise<Uint8Array | boolean>((resolve, reject) =>
-      waiters.push({ resolve, reject }),
-    );
-    if (batch.jobs.length === MAX_BATCH_SIZE) flush();
-    return result;
+    pending.batch.jobs.push(job);
+    pending.waiters.push(waiter);
+    if (pending.batch.jobs.length === MAX_BATCH_SIZE) flush();
   }
 
   return {
     sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-      const id = `sign:${key.kid}`;
-      try {
-        if (!prepared.has(id)) prepared.set(id, prepareKey(key));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return enqueue([id, signingInput]) as Promise<Uint8Array>;
+      return new Promise((resolve, reject) => {
+        const id = signingKeyIds.get(key, key.publicJwk, () =>
+          keyId('sign', () => prepareKey(key)),
+        );
+        enqueue([id, signingInput], {
+          settle: (result) =>
+            result instanceof Uint8Array
+              ? resolve(result)
+              : reject(new Error(`signing failed: ${String(result)}`)),
+          reject,
+        });
+      });
     },
 
-    async verify(
+    verify(
       publicKey: PublicJwk,
       signingInput: Uint8Array<ArrayBuffer>,
       signature: Uint8Array<ArrayBuffer>,
     ): Promise<boolean> {
-      let id = verifyIdsByObject.get(publicKey);
-      if (id === undefined) {
-        const material = JSON.stringify(publicKey);
-        id = verifyIds.get(material);
-        if (id === undefined) {
-          id = `verify:${verifyIds.size}`;
-          prepared.set(id, preparePublicKey(publicKey));
-          verifyIds.set(material, id);
+      return new Promise((resolve, reject) => {
+        let id: string;
+        try {
+          id = verificationKeyIds.get(publicKey, publicKey, () =>
+            keyId('verify', () => preparePublicKey(publicKey)),
+          );
+        } catch {
+          // A key node:crypto cannot import verifies nothing.
+          resolve(false);
+          return;
         }
-        verifyIdsByObject.set(publicKey, id);
-      }
-      return (await enqueue([id, signingInput, signature])) === true;
+        // Only a true from the worker verifies; an error (a malformed signature) does not.
+        enqueue([id, signingInput, signature], {
+          settle: (result) => resolve(result === true),
+          reject,
+        });
+      });
     },
   };
 }

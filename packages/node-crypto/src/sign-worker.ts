@@ -2,30 +2,36 @@ import { Worker } from 'node:worker_threads';
 import type { PreparedKey } from './algorithms.js';
 
 /**
- * One batch: keys the worker has not seen yet, then the jobs in order: a signing input to sign,
- * or a signing input and the signature to check.
+ * One batch, numbered: keys the worker has not seen yet, then the jobs in order (a signing input
+ * to sign, or a signing input and the signature to check), then the keys it may forget.
  */
 export interface SignBatch {
+  number: number;
   keys: Array<[id: string, key: PreparedKey]>;
   jobs: Array<
     [id: string, input: Uint8Array] | [id: string, input: Uint8Array, signature: Uint8Array]
   >;
+  dropped: string[];
 }
 
 /**
- * Per job, in order: the signature, or whether the signature verified, or the error message when
- * the job failed (for a verification, a signature too malformed to check).
+ * The answer to batch `batch`: per job, in order, the signature, or whether the signature
+ * verified, or the error message when the job failed (for a verification, a signature too
+ * malformed to check).
  */
-export type SignResults = Array<Uint8Array | boolean | string>;
+export interface SignReply {
+  batch: number;
+  results: Array<Uint8Array | boolean | string>;
+}
 
 // Plain CommonJS evaluated by the worker, so it runs the same from sources (tests) and from dist.
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { sign, verify } = require('node:crypto');
 const keys = new Map();
-parentPort.on('message', ({ keys: added, jobs }) => {
-  for (const [kid, key] of added) keys.set(kid, key);
-  parentPort.postMessage(jobs.map(([id, input, signature]) => {
+parentPort.on('message', ({ number, keys: added, jobs, dropped }) => {
+  for (const [id, key] of added) keys.set(id, key);
+  const results = jobs.map(([id, input, signature]) => {
     try {
       const { digest, key } = keys.get(id);
       return signature === undefined
@@ -34,11 +40,13 @@ parentPort.on('message', ({ keys: added, jobs }) => {
     } catch (error) {
       return String(error && error.message);
     }
-  }));
+  });
+  for (const id of dropped) keys.delete(id);
+  parentPort.postMessage({ batch: number, results });
 });
 `;
 
-/** Starts the signing thread. It keeps its own KeyObjects by id and answers batches in order. */
+/** Starts the signing thread. It keeps its own KeyObjects by id and answers each batch in turn. */
 export function startSignWorker(): Worker {
   return new Worker(SOURCE, { eval: true });
 }
