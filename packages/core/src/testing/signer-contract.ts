@@ -81,11 +81,13 @@ async function weakRsaKey(): Promise<SigningKey> {
  * The `JwsSigner` contract: what the core needs of a signer, and the realm's own tokens verified
  * through it with jose's rules (`alg` pinned per key, never `none`; `typ`, issuer and times
  * checked). Run it against a signer of your own (a KMS, an HSM) with vitest:
- * `describeSignerContract('my signer', () => mySigner())`. Signers without `verify` skip the
- * cases of that method; the core then verifies through WebCrypto, and the rest still applies.
+ * `describeSignerContract('my signer', () => mySigner())`. For a signer without `verify` the
+ * cases of that method are left out; the core then verifies through WebCrypto, and the rest
+ * still applies.
  */
 export function describeSignerContract(name: string, makeSigner: () => JwsSigner): void {
-  const verifies = makeSigner().verify !== undefined;
+  // The cases of `verify` exist only for a signer that has it (not reported as skipped).
+  const itOfVerify = makeSigner().verify === undefined ? () => {} : it;
 
   describe(`JwsSigner contract: ${name}`, () => {
     describe.each(SIGNING_ALGORITHMS)('%s', (alg: SigningAlgorithm) => {
@@ -119,7 +121,7 @@ export function describeSignerContract(name: string, makeSigner: () => JwsSigner
         }
       });
 
-      it.skipIf(!verifies)(
+      itOfVerify(
         'verifies its own and jose’s signatures; never a changed, foreign, cut or empty one',
         async () => {
           const signer = makeSigner();
@@ -143,7 +145,7 @@ export function describeSignerContract(name: string, makeSigner: () => JwsSigner
         },
       );
 
-      it.skipIf(!verifies)('answers false, without throwing, for a key it cannot use', async () => {
+      itOfVerify('answers false, without throwing, for a key it cannot use', async () => {
         const signer = makeSigner();
         const { context } = realmContext(signer, [key]);
         const { input, signature } = parts(await signRealmJwt(context, 'JWT', claims(), alg));
