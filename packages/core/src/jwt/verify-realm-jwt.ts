@@ -21,9 +21,9 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * algorithms and no `crit` extension, `typ` as asked, a signature by the one published key of
  * that `alg` and `kid` (each key pinned to its own `alg`, of the algorithm's type and curve, RSA
  * of at least 2048 bits; so `alg: none`, a key of another realm or of nobody fail), a JSON object
- * payload issued by the realm, `iat`, `nbf` and `exp` well-formed and `nbf`/`exp` met. The signature goes through the realm's signer
- * (`JwsSigner.verify`, off the event loop with node-crypto), else WebCrypto. Undefined for
- * anything that does not verify.
+ * payload issued by the realm, `iat`, `nbf` and `exp` well-formed and `nbf`/`exp` met. The
+ * signature goes through the realm's signer (`JwsSigner.verify`, off the event loop with
+ * node-crypto), else WebCrypto. Undefined for anything that does not verify.
  */
 export async function verifyRealmJwt(
   context: RealmContext,
