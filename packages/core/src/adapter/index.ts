@@ -14,6 +14,7 @@ export { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
 export type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
 export { joinHeaderValues } from '../http/types.js';
 export { KeyCache } from '../keys/key-cache.js';
+export { signingMaterial } from '../keys/signing-key.js';
 
 /**
  * The largest request body the provider accepts (its `maxBodyBytes` option). Answer a larger one

@@ -23,7 +23,8 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * of at least 2048 bits; so `alg: none`, a key of another realm or of nobody fail), a JSON object
  * payload issued by the realm, `iat`, `nbf` and `exp` well-formed and `nbf`/`exp` met. The
  * signature goes through the realm's signer (`JwsSigner.verify`, off the event loop with
- * node-crypto), else WebCrypto. Undefined for anything that does not verify.
+ * node-crypto), else WebCrypto. Undefined for anything that does not verify; rejects only when
+ * the signer itself fails (its thread died), which the endpoint answers as a server error.
  */
 export async function verifyRealmJwt(
   context: RealmContext,

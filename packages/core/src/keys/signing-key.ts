@@ -20,17 +20,17 @@ export type PublicJwk = JWK & { readonly alg: SigningAlgorithm };
  * hints, JWT access tokens). Core ships a WebCrypto signer; `@gatehouse-oidc/node-crypto` provides
  * a faster one built on `node:crypto`. Implementations may cache imported keys, but not by `kid`
  * alone: two realms' key stores may reuse a kid for different keys (`KeyCache` in
- * `@gatehouse-oidc/core/adapter` finds them by material). `describeSignerContract` in
- * `@gatehouse-oidc/core/testing` checks an implementation.
+ * `@gatehouse-oidc/core/adapter` finds them by material, `signingMaterial` for a signing key).
+ * `describeSignerContract` in `@gatehouse-oidc/core/testing` checks an implementation.
  */
 export interface JwsSigner {
   /** The raw JWS signature (for ECDSA: r‖s, not DER) of the signing input. */
   sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array>;
   /**
    * Whether `signature` (raw, as `sign` gives it) is `publicKey`'s signature of `signingInput`
-   * under the key's `alg`; false for a malformed signature. The core has already picked the key
-   * by the token's `kid` and `alg` and checks everything else. Optional: without it the core
-   * verifies through WebCrypto.
+   * under the key's `alg`; false for a malformed signature or a key it cannot use. The core has
+   * already picked the key by the token's `kid` and `alg` and checks everything else. Optional:
+   * without it the core verifies through WebCrypto.
    */
   verify?(
     publicKey: PublicJwk,
@@ -38,3 +38,9 @@ export interface JwsSigner {
     signature: Uint8Array<ArrayBuffer>,
   ): Promise<boolean>;
 }
+
+/**
+ * What identifies a signing key in a signer's cache: its private JWK and the `alg` it signs
+ * with. Its public half or kid would not do: a key store could pair them with another private key.
+ */
+export const signingMaterial = (key: SigningKey): JWK => ({ ...key.privateJwk, alg: key.alg });

@@ -1,7 +1,7 @@
-import { type CryptoKey, importJWK, type JWK } from 'jose';
+import { type CryptoKey, importJWK } from 'jose';
 import type { SigningAlgorithm } from '../config/realm.js';
 import { KeyCache } from './key-cache.js';
-import type { JwsSigner, PublicJwk, SigningKey } from './signing-key.js';
+import { type JwsSigner, type PublicJwk, type SigningKey, signingMaterial } from './signing-key.js';
 
 type SignParameters = Parameters<typeof crypto.subtle.sign>[0];
 
@@ -18,11 +18,11 @@ const importedPublicKeys = new KeyCache<Promise<CryptoKey>>();
 /** An import for `cache`, forgotten there if it fails so that the next call tries again. */
 function importOnce(
   cache: KeyCache<Promise<CryptoKey>>,
-  publicJwk: JWK,
+  handle: object,
   importKey: () => Promise<unknown>,
 ): Promise<CryptoKey> {
   const importing = importKey() as Promise<CryptoKey>;
-  importing.catch(() => cache.forget(publicJwk));
+  importing.catch(() => cache.forget(handle, importing));
   return importing;
 }
 
@@ -32,8 +32,10 @@ export async function verifyWithWebCrypto(
   signingInput: Uint8Array<ArrayBuffer>,
   signature: Uint8Array<ArrayBuffer>,
 ): Promise<boolean> {
-  const imported = importedPublicKeys.get(publicKey, publicKey, () =>
-    importOnce(importedPublicKeys, publicKey, () => importJWK(publicKey, publicKey.alg)),
+  const imported = importedPublicKeys.get(
+    publicKey,
+    () => publicKey,
+    () => importOnce(importedPublicKeys, publicKey, () => importJWK(publicKey, publicKey.alg)),
   );
   try {
     return await crypto.subtle.verify(
@@ -51,15 +53,17 @@ export async function verifyWithWebCrypto(
 
 /**
  * The platform-neutral signer: WebCrypto through `crypto.subtle`. Imported private keys are cached
- * by the signing key object and by its public half, not by kid alone: two realms' key stores may
- * reuse a kid.
+ * by the signing key object and by its private material and `alg`, not by kid: two realms' key
+ * stores may reuse a kid.
  */
 export function webCryptoSigner(): JwsSigner {
   const imported = new KeyCache<Promise<CryptoKey>>();
   return {
     async sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-      const cryptoKey = imported.get(key, key.publicJwk, () =>
-        importOnce(imported, key.publicJwk, () => importJWK(key.privateJwk, key.alg)),
+      const cryptoKey = imported.get(
+        key,
+        () => signingMaterial(key),
+        () => importOnce(imported, key, () => importJWK(key.privateJwk, key.alg)),
       );
       const signature = await crypto.subtle.sign(
         SIGN_PARAMETERS[key.alg],

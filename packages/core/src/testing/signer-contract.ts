@@ -110,13 +110,25 @@ export function describeSignerContract(name: string, makeSigner: () => JwsSigner
         await expect(compactVerify(token, await importJWK(other.publicJwk, alg))).rejects.toThrow();
       });
 
-      it('signs with each key’s own material when two keys share a kid (two realms’ stores)', async () => {
+      it('signs with each key’s own private key: a kid or public half shared tells nothing', async () => {
         const signer = makeSigner();
-        const twin: SigningKey = { ...other, kid: key.kid };
-        for (const signing of [key, twin, key]) {
+        const twin: SigningKey = {
+          ...other,
+          kid: key.kid,
+          privateJwk: { ...other.privateJwk, kid: key.kid },
+          publicJwk: { ...other.publicJwk, kid: key.kid },
+        };
+        // A key store's mistake (or a tenant's copy): another key's public half beside this one.
+        const mismatched: SigningKey = { ...other, publicJwk: key.publicJwk };
+        for (const [signing, verifying] of [
+          [key, key],
+          [twin, other],
+          [mismatched, other],
+          [key, key],
+        ] as const) {
           const { context } = realmContext(signer, [signing]);
           const token = await signRealmJwt(context, 'JWT', claims(), alg);
-          const publicKey = await importJWK(signing.publicJwk, alg);
+          const publicKey = await importJWK(verifying.publicJwk, alg);
           await expect(compactVerify(token, publicKey)).resolves.toBeDefined();
         }
       });
