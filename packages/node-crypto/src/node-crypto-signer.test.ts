@@ -6,13 +6,18 @@ import { describe, expect, it, vi } from 'vitest';
 import { generateSigningKey } from '../../core/src/keys/generate.js';
 import { nodeCryptoSigner } from './node-crypto-signer.js';
 
-/** Every signing thread started, newest last, so that tests can disturb one. */
-const workers = vi.hoisted(() => [] as Worker[]);
+/** Every signing thread started, newest last, so that tests can disturb one; or make one fail. */
+const threads = vi.hoisted(() => ({ started: [] as Worker[], failNextStart: false }));
+const workers = threads.started;
 vi.mock('./sign-worker.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('./sign-worker.js')>();
   return {
     ...original,
     startSignWorker: () => {
+      if (threads.failNextStart) {
+        threads.failNextStart = false;
+        throw new Error('no thread for you');
+      }
       const worker = original.startSignWorker();
       workers.push(worker);
       return worker;
@@ -171,8 +176,44 @@ describe('nodeCryptoSigner when its thread misbehaves', () => {
 
   it('fails a verification pending on a thread that dies, and verifies on the next one', async () => {
     const { key, signer, verification, worker } = await verificationUnderWay();
-    await worker.terminate();
+    // As Node reports a thread's death; a real terminate() may come after its answer.
+    worker.emit('exit', 1);
     await expect(verification).rejects.toThrow('the signing worker exited');
     await signsAgain(signer, key);
   });
+
+  it('fails the whole batch, not just one caller, when no thread can be started', async () => {
+    const key = await generateSigningKey('ES256', NOW);
+    const signer = nodeCryptoSigner();
+    threads.failNextStart = true;
+    // Nine signatures: a full batch of eight leaves at once, the ninth at the end of the turn.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 9 }, (_, n) => compactJws(signer, key, { n })),
+    );
+    expect(outcomes.filter(({ status }) => status === 'rejected')).toHaveLength(8);
+    expect(outcomes.at(-1)?.status).toBe('fulfilled');
+  });
+});
+
+describe('nodeCryptoSigner past its key limit', () => {
+  it('drops the oldest keys from its thread too, and prepares a dropped key again when used', async () => {
+    const keys = await Promise.all(
+      Array.from({ length: 1_001 }, () => generateSigningKey('ES256', NOW)),
+    );
+    const signer = nodeCryptoSigner();
+    const first = keys[0] as SigningKey;
+    await compactJws(signer, first, { warm: true });
+    const thread = workers.at(-1) as Worker;
+    const posted = vi.spyOn(thread, 'postMessage');
+    for (let at = 1; at < keys.length; at += 100)
+      await Promise.all(keys.slice(at, at + 100).map((key) => compactJws(signer, key, {})));
+    const droppedIds = posted.mock.calls.flatMap(
+      ([batch]) => (batch as { dropped: string[] }).dropped,
+    );
+    expect(droppedIds).toEqual(['sign:0']);
+    // The first key was dropped: it is prepared and sent again, and signs as itself.
+    const jws = await compactJws(signer, first, { again: true });
+    await expect(compactVerify(jws, first.publicJwk)).resolves.toBeDefined();
+    expect(workers.at(-1)).toBe(thread);
+  }, 30_000);
 });

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { JwsSigner, PublicJwk, SigningKey } from '@gatehouse-oidc/core';
-import { KeyCache } from '@gatehouse-oidc/core/adapter';
+import { KeyCache, signingMaterial } from '@gatehouse-oidc/core/adapter';
 import { type PreparedKey, prepareKey, preparePublicKey } from './algorithms.js';
 import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.js';
 
@@ -8,6 +8,19 @@ import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.j
 interface Waiter {
   settle(result: unknown): void;
   reject(error: Error): void;
+}
+
+/** A key as the worker holds it, under an id of its own. */
+interface WorkerKey {
+  readonly id: string;
+  readonly key: PreparedKey;
+}
+
+/** The jobs of this event-loop turn, the keys they need by id, and who waits for each. */
+interface PendingBatch {
+  readonly jobs: SignBatch['jobs'];
+  readonly keys: Map<string, WorkerKey>;
+  readonly waiters: Waiter[];
 }
 
 /** A batch sent to the worker and not answered yet. */
@@ -37,31 +50,25 @@ const MAX_KEYS = 1000;
  * `createProvider({ signer: nodeCryptoSigner() })`.
  */
 export function nodeCryptoSigner(): JwsSigner {
-  /** The worker's keys by id; ids are never reused, so a dropped key cannot be mistaken. */
-  const prepared = new Map<string, PreparedKey>();
   let nextKeyId = 0;
   /** Keys dropped from the caches, for the worker to drop with the next batch. */
   let dropped: string[] = [];
-  const dropKey = (id: string) => {
-    prepared.delete(id);
-    dropped.push(id);
-  };
-  const signingKeyIds = new KeyCache<string>(MAX_KEYS, dropKey);
-  const verificationKeyIds = new KeyCache<string>(MAX_KEYS, dropKey);
+  const dropKey = ({ id }: WorkerKey) => dropped.push(id);
+  const signingKeys = new KeyCache<WorkerKey>(MAX_KEYS, dropKey);
+  const verificationKeys = new KeyCache<WorkerKey>(MAX_KEYS, dropKey);
+  /** A key with a new id; ids are never reused, so a dropped key cannot be mistaken. */
+  const workerKey = (prefix: string, key: PreparedKey): WorkerKey => ({
+    id: `${prefix}:${nextKeyId++}`,
+    key,
+  });
 
   let worker: Worker | undefined;
+  /** The ids of the keys the current worker holds. */
   let keysSent = new Set<string>();
-  let pending: { batch: SignBatch; waiters: Waiter[] } | undefined;
+  let pending: PendingBatch | undefined;
   let batchNumber = 0;
   /** Batches sent and not answered yet, oldest first: the worker answers in order. */
   const inFlight: SentBatch[] = [];
-
-  /** A new id for the key `make` prepares. */
-  function keyId(prefix: string, make: () => PreparedKey): string {
-    const id = `${prefix}:${nextKeyId++}`;
-    prepared.set(id, make());
-    return id;
-  }
 
   function ensureWorker(): Worker {
     if (worker) return worker;
@@ -74,16 +81,21 @@ export function nodeCryptoSigner(): JwsSigner {
         for (const waiter of waiters) waiter.reject(error);
       void started.terminate();
     };
-    started.on('message', ({ batch, results }: SignReply) => {
+    started.on('message', (reply: SignReply | null) => {
       const sent = inFlight[0];
       // Results are matched to their jobs by position: any other answer than the next batch's,
       // whole, means that matching cannot be trusted any more.
-      if (sent?.number !== batch || results?.length !== sent.waiters.length) {
+      if (
+        sent === undefined ||
+        reply?.batch !== sent.number ||
+        !Array.isArray(reply.results) ||
+        reply.results.length !== sent.waiters.length
+      ) {
         failAll(new Error('the signing worker answered out of order'));
         return;
       }
       inFlight.shift();
-      results.forEach((result, index) => {
+      reply.results.forEach((result, index) => {
         sent.waiters[index]?.settle(result);
       });
       // An idle signer must not keep the process alive.
@@ -99,46 +111,60 @@ export function nodeCryptoSigner(): JwsSigner {
     return started;
   }
 
+  /** Sends the pending batch; if it cannot leave, its jobs fail rather than wait forever. */
   function flush(): void {
     if (!pending) return;
-    const { batch, waiters } = pending;
+    const { jobs, keys, waiters } = pending;
     pending = undefined;
-    const target = ensureWorker();
-    // Send the worker every key it has not seen: new keys, or all of them after a restart.
-    for (const [id] of batch.jobs) {
-      const key = prepared.get(id);
-      if (key && !keysSent.has(id)) {
-        keysSent.add(id);
-        batch.keys.push([id, key]);
-      }
+    try {
+      const target = ensureWorker();
+      // The worker first forgets the dropped keys, then learns every key this batch needs that
+      // it does not hold: new keys, keys dropped and used again, all of them after a restart.
+      const forgotten = dropped;
+      const learnt = [...keys.values()].filter(
+        ({ id }) => !keysSent.has(id) || forgotten.includes(id),
+      );
+      const batch: SignBatch = {
+        number: batchNumber + 1,
+        dropped: forgotten,
+        keys: learnt.map(({ id, key }) => [id, key]),
+        jobs,
+      };
+      target.postMessage(batch);
+      batchNumber = batch.number;
+      dropped = [];
+      for (const id of forgotten) keysSent.delete(id);
+      for (const { id } of learnt) keysSent.add(id);
+      inFlight.push({ number: batch.number, waiters });
+      target.ref();
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const waiter of waiters) waiter.reject(failure);
     }
-    for (const id of dropped) keysSent.delete(id);
-    batch.dropped = dropped;
-    dropped = [];
-    batch.number = ++batchNumber;
-    target.ref();
-    inFlight.push({ number: batch.number, waiters });
-    target.postMessage(batch);
   }
 
   /** Queues a job for the worker: a batch goes at the end of the turn, or at once when full. */
-  function enqueue(job: SignBatch['jobs'][number], waiter: Waiter): void {
+  function enqueue(key: WorkerKey, job: SignBatch['jobs'][number], waiter: Waiter): void {
     if (!pending) {
-      pending = { batch: { number: 0, keys: [], jobs: [], dropped: [] }, waiters: [] };
+      pending = { jobs: [], keys: new Map(), waiters: [] };
       setImmediate(flush);
     }
-    pending.batch.jobs.push(job);
+    pending.jobs.push(job);
+    // The key travels with its job, so a key dropped from the cache meanwhile still gets there.
+    pending.keys.set(key.id, key);
     pending.waiters.push(waiter);
-    if (pending.batch.jobs.length === MAX_BATCH_SIZE) flush();
+    if (pending.jobs.length === MAX_BATCH_SIZE) flush();
   }
 
   return {
     sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
       return new Promise((resolve, reject) => {
-        const id = signingKeyIds.get(key, key.publicJwk, () =>
-          keyId('sign', () => prepareKey(key)),
+        const prepared = signingKeys.get(
+          key,
+          () => signingMaterial(key),
+          () => workerKey('sign', prepareKey(key)),
         );
-        enqueue([id, signingInput], {
+        enqueue(prepared, [prepared.id, signingInput], {
           settle: (result) =>
             result instanceof Uint8Array
               ? resolve(result)
@@ -154,10 +180,12 @@ export function nodeCryptoSigner(): JwsSigner {
       signature: Uint8Array<ArrayBuffer>,
     ): Promise<boolean> {
       return new Promise((resolve, reject) => {
-        let id: string;
+        let prepared: WorkerKey;
         try {
-          id = verificationKeyIds.get(publicKey, publicKey, () =>
-            keyId('verify', () => preparePublicKey(publicKey)),
+          prepared = verificationKeys.get(
+            publicKey,
+            () => publicKey,
+            () => workerKey('verify', preparePublicKey(publicKey)),
           );
         } catch {
           // A key node:crypto cannot import verifies nothing.
@@ -165,7 +193,7 @@ export function nodeCryptoSigner(): JwsSigner {
           return;
         }
         // Only a true from the worker verifies; an error (a malformed signature) does not.
-        enqueue([id, signingInput, signature], {
+        enqueue(prepared, [prepared.id, signingInput, signature], {
           settle: (result) => resolve(result === true),
           reject,
         });

@@ -2,16 +2,16 @@ import { Worker } from 'node:worker_threads';
 import type { PreparedKey } from './algorithms.js';
 
 /**
- * One batch, numbered: keys the worker has not seen yet, then the jobs in order (a signing input
- * to sign, or a signing input and the signature to check), then the keys it may forget.
+ * One batch, numbered: the keys the worker may forget, the keys it has not seen yet, then the
+ * jobs in order (a signing input to sign, or a signing input and the signature to check).
  */
 export interface SignBatch {
   number: number;
+  dropped: string[];
   keys: Array<[id: string, key: PreparedKey]>;
   jobs: Array<
     [id: string, input: Uint8Array] | [id: string, input: Uint8Array, signature: Uint8Array]
   >;
-  dropped: string[];
 }
 
 /**
@@ -29,7 +29,8 @@ const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { sign, verify } = require('node:crypto');
 const keys = new Map();
-parentPort.on('message', ({ number, keys: added, jobs, dropped }) => {
+parentPort.on('message', ({ number, dropped, keys: added, jobs }) => {
+  for (const id of dropped) keys.delete(id);
   for (const [id, key] of added) keys.set(id, key);
   const results = jobs.map(([id, input, signature]) => {
     try {
@@ -41,7 +42,6 @@ parentPort.on('message', ({ number, keys: added, jobs, dropped }) => {
       return String(error && error.message);
     }
   });
-  for (const id of dropped) keys.delete(id);
   parentPort.postMessage({ batch: number, results });
 });
 `;
