@@ -5,36 +5,18 @@ describe('KeyCache', () => {
   it('makes a value once per key material, found again through a copy of it', () => {
     const cache = new KeyCache<number>();
     let made = 0;
+    const valueFor = (handle: object, jwk: object) =>
+      cache.get(
+        handle,
+        () => jwk,
+        () => ++made,
+      );
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'abc', kid: 'k1' };
-    expect(
-      cache.get(
-        jwk,
-        () => jwk,
-        () => ++made,
-      ),
-    ).toBe(1);
-    expect(
-      cache.get(
-        jwk,
-        () => jwk,
-        () => ++made,
-      ),
-    ).toBe(1);
-    expect(
-      cache.get(
-        { ...jwk },
-        () => ({ ...jwk }),
-        () => ++made,
-      ),
-    ).toBe(1);
+    expect(valueFor(jwk, jwk)).toBe(1);
+    expect(valueFor(jwk, jwk)).toBe(1);
+    expect(valueFor({ ...jwk }, { ...jwk })).toBe(1);
     // The same kid over other material is another key.
-    expect(
-      cache.get(
-        {},
-        () => ({ ...jwk, x: 'def' }),
-        () => ++made,
-      ),
-    ).toBe(2);
+    expect(valueFor({}, { ...jwk, x: 'def' })).toBe(2);
   });
 
   it('reads the material of a handle only the first time it sees it', () => {
