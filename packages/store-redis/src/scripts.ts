@@ -18,11 +18,12 @@ end`;
 
 /**
  * ARGV: json, revision, pttl ('' for none), grant id (absent for none). Replaces the whole hash,
- * so a previous `u`, `g` and expiry do not survive.
+ * so a previous `u`, `g` and expiry do not survive; `existed` false spares the DEL of a key the
+ * caller has just seen absent (a new token's record, the usual case).
  */
 const WRITE = `
-local function write(key, revision)
-  redis.call('DEL', key)
+local function write(key, revision, existed)
+  if existed then redis.call('DEL', key) end
   if ARGV[4] then
     redis.call('HSET', key, 'v', ARGV[1], 'r', revision, 'g', ARGV[4])
   else
@@ -32,25 +33,30 @@ local function write(key, revision)
 end`;
 
 export const SET_SCRIPT = `${NEXT_REVISION}${WRITE}
-write(KEYS[1], next_revision(redis.call('HGET', KEYS[1], 'r'), ARGV[2]))
+local current = redis.call('HGET', KEYS[1], 'r')
+write(KEYS[1], next_revision(current, ARGV[2]), current ~= false)
 return 1`;
 
 /** Like SET, only when the key does not exist (Redis hides expired keys from EXISTS). */
 export const ADD_SCRIPT = `${WRITE}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-write(KEYS[1], ARGV[2])
+write(KEYS[1], ARGV[2], false)
 return 1`;
 
 /**
  * ARGV: the note as JSON (absent for none). [json, 1 on first use | 0, the first use's note or
- * nil], or nil when absent. HSETNX and HSET keep the key's expiry.
+ * nil], or nil when absent. HSETNX and HSET keep the key's expiry. A note is only ever written
+ * with the used mark (writes replace the whole hash, replace keeps both), so on first use the
+ * note is this call's own.
  */
 export const CONSUME_SCRIPT = `
 local value = redis.call('HGET', KEYS[1], 'v')
 if not value then return false end
-local first = redis.call('HSETNX', KEYS[1], 'u', '1')
-if first == 1 and ARGV[1] then redis.call('HSET', KEYS[1], 'n', ARGV[1]) end
-return {value, first, redis.call('HGET', KEYS[1], 'n')}`;
+if redis.call('HSETNX', KEYS[1], 'u', '1') == 0 then
+  return {value, 0, redis.call('HGET', KEYS[1], 'n')}
+end
+if ARGV[1] then redis.call('HSET', KEYS[1], 'n', ARGV[1]) end
+return {value, 1, ARGV[1] or false}`;
 
 /**
  * ARGV: json, expected revision, new revision, pttl ('' to keep the expiry). Keeps grant and the
