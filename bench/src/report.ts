@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import type { LoadResult } from './load.js';
 import type { ScenarioName } from './scenarios.js';
@@ -167,6 +168,7 @@ const verdictOf = ({ atLeast }: Comparison, ratio: number) =>
 export function ratioLines(
   scenario: ScenarioName,
   results: ReadonlyMap<ServerName, Measurement>,
+  cores = availableParallelism(),
 ): string[] {
   return comparisons(scenario, results).flatMap((comparison) => {
     const { server, against, ratio, cpuRatio, allCpuRatio } = comparison;
@@ -179,8 +181,36 @@ export function ratioLines(
         `${`  all CPU per request (server, Redis, load), ${against} / ${server}`.padEnd(47)} ${allCpuRatio.toFixed(2).padStart(6)}`,
       );
     }
+    const budget = budgetLine(comparison, results, cores);
+    if (budget) lines.push(budget);
     return lines;
   });
+}
+
+/**
+ * What a target leaves per request when every core is busy, as here (the load generator shares
+ * them): the cores' time divided by the rate the target asks for, beside what the first server's
+ * request cost all processes (its own, Redis's when counted, the load generator's). Steadier
+ * than the throughput ratio, and it shows how far off a missed target is.
+ */
+function budgetLine(
+  { server, against, atLeast }: Comparison,
+  results: ReadonlyMap<ServerName, Measurement>,
+  cores: number,
+): string | undefined {
+  const first = results.get(server);
+  const second = results.get(against);
+  if (atLeast === undefined || !first || !second) return undefined;
+  const budget = (cores * 1_000_000) / (atLeast * second.requestsPerSecond);
+  const parts = [
+    `server ${first.serverCpuMicrosPerRequest.toFixed(0)}`,
+    ...(first.servicePerRequest ? [`Redis ${first.servicePerRequest.cpuMicros.toFixed(0)}`] : []),
+    `load ${first.loadCpuMicrosPerRequest.toFixed(0)}`,
+  ];
+  return (
+    `${`  CPU per request at the target, ${cores} cores`.padEnd(47)} ${budget.toFixed(0).padStart(6)} µs` +
+    `   ${server} used ${totalCpuOf(first).toFixed(0)} (${parts.join(', ')})`
+  );
 }
 
 /**

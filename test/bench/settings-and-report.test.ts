@@ -63,11 +63,13 @@ describe('bench ratios', () => {
   ]);
 
   it('client_credentials: ratios against its targets, and the CPU-per-request ratio', () => {
-    expect(ratioLines('client_credentials', results)).toEqual([
+    expect(ratioLines('client_credentials', results, 2)).toEqual([
       'ours / ceiling           0.45   target >= 0.6   MISS',
       '  server CPU per request, ceiling / ours          0.33',
+      '  CPU per request at the target, 2 cores           167 µs   ours used 150 (server 120, load 30)',
       'ours / oidc-provider     3.60   target >= 4     MISS',
       '  server CPU per request, oidc-provider / ours    4.00',
+      '  CPU per request at the target, 2 cores           200 µs   ours used 150 (server 120, load 30)',
     ]);
   });
 
@@ -75,9 +77,11 @@ describe('bench ratios', () => {
     const withoutCeiling = new Map([...results].filter(([n]) => n !== 'ceiling'));
     withoutCeiling.set('oidc-provider', measured(2250, 480));
     for (const scenario of ['authorization_code', 'refresh_token', 'ciba_initiation'] as const) {
-      expect(ratioLines(scenario, withoutCeiling)).toEqual([
+      expect(ratioLines(scenario, withoutCeiling, 2)).toEqual([
         'ours / oidc-provider     4.00   target >= 4     PASS',
         '  server CPU per request, oidc-provider / ours    4.00',
+        // Two cores' time at 4 × 2,250 req/s: 222 µs per request for all processes.
+        '  CPU per request at the target, 2 cores           222 µs   ours used 150 (server 120, load 30)',
       ]);
     }
   });
@@ -116,11 +120,12 @@ describe('bench ratios', () => {
     ]);
 
   it('ours on a shared store is compared with ours in memory: Redis within 0.7 of it', () => {
-    expect(ratioLines('authorization_code', onStores(6300, 2700))).toEqual([
+    expect(ratioLines('authorization_code', onStores(6300, 2700), 2)).toEqual([
       'ours-postgres / ours     0.30   (no target)',
       '  server CPU per request, ours / ours-postgres    0.40',
       'ours-redis / ours        0.70   target >= 0.7   PASS',
       '  server CPU per request, ours / ours-redis       0.75',
+      '  CPU per request at the target, 2 cores           317 µs   ours-redis used 190 (server 160, load 30)',
     ]);
     expect(ratioLines('client_credentials', onStores(6290, 2700))[2]).toBe(
       'ours-redis / ours        0.70   target >= 0.7   MISS',
@@ -131,10 +136,11 @@ describe('bench ratios', () => {
       ...measured(6300, 160),
       servicePerRequest: { cpuMicros: 30, commands: 12, reads: 0.25 },
     });
-    expect(ratioLines('authorization_code', withRedisCpu).slice(2)).toEqual([
+    expect(ratioLines('authorization_code', withRedisCpu, 2).slice(2)).toEqual([
       'ours-redis / ours        0.70   target >= 0.7   PASS',
       '  server CPU per request, ours / ours-redis       0.75',
       '  all CPU per request (server, Redis, load), ours / ours-redis   0.68',
+      '  CPU per request at the target, 2 cores           317 µs   ours-redis used 220 (server 160, Redis 30, load 30)',
     ]);
     expect(serviceLines(withRedisCpu)).toEqual([
       'ours-redis Redis per request   0.25 reads (round trips), 12.00 commands, 30 µs CPU',
