@@ -229,6 +229,23 @@ describe('provider.grants', () => {
     expect(await refreshWorks('web-app', renewed.refreshToken)).toBe(true);
   });
 
+  it('revokes the tokens of a session its user renewed by signing in again', async () => {
+    const DAY = 86_400;
+    const b = browser(h);
+    await tokensFor(b);
+    // Day 13: signing in again keeps the session, and its grant, until day 27.
+    h.clock.advance(13 * DAY);
+    await b.finish(await b.authorize({ prompt: 'login' }), { login: { sub: 'alice' } });
+    // Day 26: a code under that grant; its refresh token lives until day 56.
+    h.clock.advance(13 * DAY);
+    const late = await tokensFor(b);
+    // Day 50: past what the grant was first registered for (day 0 + 14 + 30 days).
+    h.clock.advance(24 * DAY);
+
+    expect(await h.provider.grants.revoke('test', 'alice', 'web-app')).toBe(true);
+    expect(await refreshWorks('web-app', late.refreshToken)).toBe(false);
+  });
+
   it('revokes a grant consent was skipped for; the next authorization gets a working one', async () => {
     const b = browser(h);
     const tokens = await tokensFor(b, 'trusted-app');

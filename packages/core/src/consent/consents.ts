@@ -124,12 +124,38 @@ export function registerGrant(
   ttlSeconds: number,
 ): Promise<boolean> {
   return context.store.add(
-    REGISTRATION_NAMESPACE,
-    `${context.realm.name}/${grantId}`,
-    { clientId: consent.clientId },
-    { ttlSeconds, grantId: consentIndex(consent.id) },
+    ...registration(
+      context,
+      { consentId: consent.id, clientId: consent.clientId, grantId },
+      ttlSeconds,
+    ),
   );
 }
+
+/**
+ * Keeps a registered store grant registered for `ttlSeconds` from now, when its tokens may live
+ * longer than it was first registered for. Writes nothing when the consent was revoked meanwhile
+ * (its registrations' grant is closed).
+ */
+export function extendRegistration(
+  context: RealmContext,
+  registered: { consentId: string; clientId: string; grantId: string },
+  ttlSeconds: number,
+): Promise<void> {
+  return context.store.set(...registration(context, registered, ttlSeconds));
+}
+
+const registration = (
+  context: RealmContext,
+  { consentId, clientId, grantId }: { consentId: string; clientId: string; grantId: string },
+  ttlSeconds: number,
+) =>
+  [
+    REGISTRATION_NAMESPACE,
+    `${context.realm.name}/${grantId}`,
+    { clientId },
+    { ttlSeconds, grantId: consentIndex(consentId) },
+  ] as const;
 
 const REGISTRATION_NAMESPACE = 'consent_grant';
 

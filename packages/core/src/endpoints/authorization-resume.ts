@@ -17,6 +17,7 @@ import {
   type SessionRecord,
   startSession,
 } from '../sessions/session.js';
+import { extendSessionGrants } from '../sessions/session-grant.js';
 
 /**
  * Where the browser comes back after the host finished an interaction: applies the result — a
@@ -65,6 +66,7 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
           // Another user signing in on this browser signs the previous one out everywhere.
           if (previous && !continued) await logOutSession(context, previous.id, 'replaced');
           const started = await startSession(context, login, continued);
+          await extendSessionGrants(context, started.session.record);
           cookies.push(...started.cookies);
           session = started.session;
           loggedInNow = true;

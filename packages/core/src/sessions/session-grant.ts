@@ -1,4 +1,4 @@
-import { type ConsentRecord, registerGrant } from '../consent/consents.js';
+import { type ConsentRecord, extendRegistration, registerGrant } from '../consent/consents.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { randomId } from '../crypto/random.js';
 import {
@@ -7,6 +7,7 @@ import {
   rereadSession,
   SESSION_NAMESPACE,
   type SessionGrant,
+  type SessionRecord,
 } from './session.js';
 
 /** The session ended while an authorization was using it. */
@@ -67,6 +68,20 @@ export async function sessionGrant(
     current = await rereadSession(context, current);
   }
   throw new Error('the session kept changing while a grant was added to it');
+}
+
+/**
+ * Registers the grants of a session its user renewed by signing in again for the session's new
+ * lifetime. Registered for the session as it was, a grant would drop out of its consent's
+ * registrations while codes issued later in the session, and their refresh tokens, still live
+ * under it, and revoking the consent would leave those working.
+ */
+export async function extendSessionGrants(
+  context: RealmContext,
+  session: SessionRecord,
+): Promise<void> {
+  const ttlSeconds = grantLifetime(context, session.exp);
+  await Promise.all(session.grants.map((grant) => extendRegistration(context, grant, ttlSeconds)));
 }
 
 /**
