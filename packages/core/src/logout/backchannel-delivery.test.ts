@@ -3,6 +3,7 @@ import { BackchannelDelivery, BackchannelLogoutError } from './backchannel-deliv
 
 const TARGET = { uri: 'https://rp.example.com/bcl', label: 'client "rp" of realm "demo"' };
 const TOKEN = 'header.payload.signature';
+const issue = () => Promise.resolve(TOKEN);
 
 /** A fetch that answers each call with the next of `answers` (a status, or a thrown error). */
 function scripted(answers: Array<number | Error | 'hang'>) {
@@ -35,7 +36,7 @@ function delivery(answers: Array<number | Error | 'hang'>, attempts = 3) {
 describe('BackchannelDelivery', () => {
   it('POSTs the token as the logout_token form field, without following redirects', async () => {
     const { bcl, calls, reported } = delivery([200]);
-    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(await bcl.deliver(TARGET, issue)).toBeUndefined();
     expect(calls).toHaveLength(1);
     const { url, init } = calls[0] ?? { url: '', init: undefined };
     expect(url).toBe(TARGET.uri);
@@ -49,19 +50,19 @@ describe('BackchannelDelivery', () => {
   });
 
   it('takes 204 as delivered too', async () => {
-    expect(await delivery([204]).bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(await delivery([204]).bcl.deliver(TARGET, issue)).toBeUndefined();
   });
 
   it('retries network failures, timeouts and 5xx, then succeeds', async () => {
     const { bcl, calls, reported } = delivery([new Error('ECONNREFUSED'), 'hang', 503, 200], 4);
-    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(await bcl.deliver(TARGET, issue)).toBeUndefined();
     expect(calls).toHaveLength(4);
     expect(reported).toEqual([]);
   });
 
   it('gives up after the last attempt and reports once, naming the client but not the token', async () => {
     const { bcl, calls, reported } = delivery([500, 502, 'hang']);
-    expect(await bcl.deliver(TARGET, TOKEN)).toBe('no answer within 50 ms');
+    expect(await bcl.deliver(TARGET, issue)).toBe('no answer within 50 ms');
     expect(calls).toHaveLength(3);
     expect(reported).toHaveLength(1);
     const error = reported[0] as Error;
@@ -76,7 +77,7 @@ describe('BackchannelDelivery', () => {
     'does not retry HTTP %i, which another attempt would not change',
     async (status) => {
       const { bcl, calls, reported } = delivery([status, 200]);
-      expect(await bcl.deliver(TARGET, TOKEN)).toBe(`answered HTTP ${status}`);
+      expect(await bcl.deliver(TARGET, issue)).toBe(`answered HTTP ${status}`);
       expect(calls).toHaveLength(1);
       expect((reported[0] as Error).message).toMatch(new RegExp(`answered HTTP ${status}$`));
     },
@@ -84,8 +85,49 @@ describe('BackchannelDelivery', () => {
 
   it('retries 429', async () => {
     const { bcl, calls } = delivery([429, 200]);
-    expect(await bcl.deliver(TARGET, TOKEN)).toBeUndefined();
+    expect(await bcl.deliver(TARGET, issue)).toBeUndefined();
     expect(calls).toHaveLength(2);
+  });
+
+  it("makes each attempt's token when the attempt has its turn, so none waits in the queue", async () => {
+    const releases: Array<() => void> = [];
+    const sent: string[] = [];
+    const fetchImpl = (async (_url: string, init?: RequestInit) => {
+      sent.push(String(init?.body));
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return new Response(null, { status: 503 });
+    }) as typeof fetch;
+    const bcl = new BackchannelDelivery(
+      () => {},
+      { concurrent: 1, attempts: 2, firstBackoffMs: 1 },
+      fetchImpl,
+    );
+    let made = 0;
+    const fresh = async () => `token-${++made}`;
+    const first = bcl.deliver(TARGET, fresh);
+    const queued = bcl.deliver(TARGET, fresh);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The queued delivery has not made its token while the first attempt holds the one place.
+    expect(made).toBe(1);
+    while (sent.length < 4) {
+      releases.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    releases.shift()?.();
+    expect(await Promise.all([first, queued])).toEqual(['answered HTTP 503', 'answered HTTP 503']);
+    // Four attempts, four tokens: a retry is sent a new one too.
+    expect(new Set(sent).size).toBe(4);
+  });
+
+  it('passes its place on when the token cannot be made, and rejects', async () => {
+    const { calls, fetchImpl } = scripted([204]);
+    const bcl = new BackchannelDelivery(() => {}, { concurrent: 1 }, fetchImpl);
+    await expect(bcl.deliver(TARGET, () => Promise.reject(new Error('no key')))).rejects.toThrow(
+      'no key',
+    );
+    // With the one place still taken, this delivery would wait for ever.
+    expect(await bcl.deliver(TARGET, issue)).toBeUndefined();
+    expect(calls).toHaveLength(1);
   });
 
   it('keeps `concurrent` attempts in flight, queues `waiting` more and refuses the rest at once', async () => {
@@ -102,7 +144,7 @@ describe('BackchannelDelivery', () => {
       { concurrent: 2, waiting: 1, timeoutMs: 1000 },
       fetchImpl,
     );
-    const deliveries = [1, 2, 3, 4].map(() => bcl.deliver(TARGET, TOKEN));
+    const deliveries = [1, 2, 3, 4].map(() => bcl.deliver(TARGET, issue));
     expect(await deliveries[3]).toBe('too many back-channel logouts waiting');
     expect(reported).toHaveLength(1);
     expect(calls).toBe(2);

@@ -57,10 +57,14 @@ export class BackchannelDelivery {
   }
 
   /**
-   * Delivers `token` to `target`; resolves with why it did not arrive, or undefined once it did.
-   * Never rejects.
+   * Delivers a logout token to `target`; resolves with why it did not arrive, or undefined once
+   * it did. Each attempt sends a token `issue` makes when the attempt has its turn, so a token
+   * does not expire in the queue or between retries. Rejects only when `issue` does.
    */
-  async deliver(target: BackchannelTarget, token: string): Promise<string | undefined> {
+  async deliver(
+    target: BackchannelTarget,
+    issue: () => Promise<string>,
+  ): Promise<string | undefined> {
     const { attempts, firstBackoffMs } = this.#options;
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -69,7 +73,9 @@ export class BackchannelDelivery {
         reason = 'too many back-channel logouts waiting';
         break;
       }
-      const outcome = await this.#attempt(target.uri, token).finally(() => this.#passTurn());
+      const outcome = await issue()
+        .then((token) => this.#attempt(target.uri, token))
+        .finally(() => this.#passTurn());
       if (outcome.delivered) return undefined;
       reason = outcome.reason;
       if (!outcome.retry) break;

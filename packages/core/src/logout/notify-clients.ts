@@ -65,9 +65,10 @@ async function notify(
   uri: string,
   loggedOut: LoggedOut,
 ): Promise<void> {
-  const token = await issueLogoutToken(context, client, loggedOut);
   const label = `client "${client.id}" of realm "${context.realm.name}"`;
-  const failure = await context.backchannel.deliver({ uri, label }, token);
+  const failure = await context.backchannel.deliver({ uri, label }, () =>
+    issueLogoutToken(context, client, loggedOut),
+  );
   if (failure !== undefined) {
     emitEvent(context, {
       type: 'backchannel_logout_failed',
