@@ -1,9 +1,14 @@
-import type { ClientInput, GatehouseEvent, LogoutMessages } from '@gatehouse-oidc/core';
+import {
+  type ClientInput,
+  type GatehouseEvent,
+  type LogoutMessages,
+  StoreUnavailableError,
+} from '@gatehouse-oidc/core';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { WEB_LOGOUT_URI } from '../support/fixtures.js';
 import { browser, clientParams } from './browser.js';
-import { createHarness, endpointPath, type Harness, TOKEN } from './harness.js';
+import { createHarness, endpointPath, type Harness, RecordingStore, TOKEN } from './harness.js';
 import { postAsApp, SECOND_APP, signedInTokens, TRUSTED_APP } from './user-grants.js';
 
 /**
@@ -158,6 +163,48 @@ describe('RP-initiated logout', () => {
       post_logout_redirect_uri: WEB_LOGOUT_URI,
     });
   }
+
+  it('finishes a logout the store failed half-way when the user logs out again, and notifies then', async () => {
+    /** A store whose next grant revocation fails, as in an outage between two writes. */
+    class RevocationFailsOnce extends RecordingStore {
+      failNext = false;
+      override async revokeGrant(grantId: string) {
+        if (!this.failNext) return super.revokeGrant(grantId);
+        this.failNext = false;
+        throw new StoreUnavailableError('the store is down');
+      }
+    }
+    let store: RevocationFailsOnce | undefined;
+    h = await createHarness({
+      extraClients: [MAIL, CALENDAR],
+      fetch: (async (url: string, init?: RequestInit) => {
+        received.push({ uri: url, body: new URLSearchParams(String(init?.body)) });
+        return new Response(null, { status: 200 });
+      }) as typeof fetch,
+      store: (now) => {
+        store = new RevocationFailsOnce({ now });
+        return store;
+      },
+      onError: (error) => reported.push(error),
+    });
+    const laptop = browser(h);
+    const mail = await tokensFor(laptop, MAIL.client_id);
+    const hint = { id_token_hint: mail.idToken };
+    if (store) store.failNext = true;
+    expect((await logOut(laptop, hint)).status).toBe(503);
+    expect(reported).toEqual([expect.any(StoreUnavailableError)]);
+    expect(received).toEqual([]);
+
+    await logOut(laptop, hint);
+    const [notice] = await notifications(1);
+    expect((await verifiedLogoutToken(notice as Received, MAIL.client_id)).sub).toBe('alice');
+    const refreshed = await postAsApp(h, MAIL.client_id, TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: mail.refreshToken ?? '',
+    });
+    expect(refreshed.json().error).toBe('invalid_grant');
+    expect(await h.provider.sessions.list('test', 'alice')).toEqual([]);
+  });
 
   it('never waits for a receiver', async () => {
     answer = 'never';

@@ -64,8 +64,9 @@ async function logout(
   // as a top-level GET does, so the session can be seen (and not merely its cookies cleared).
   if (post && !presented) return redirect(asGetRequest(params, context), request.method);
 
-  const session = await loadSession(request, context);
-  if (session && logoutRequest.hintSub !== session.record.sub) {
+  const session = await loadSession(request, context, { ending: true });
+  // A session whose ending failed half-way was confirmed already: finish it.
+  if (session && !session.record.ended && logoutRequest.hintSub !== session.record.sub) {
     return confirmationPage(context, session, logoutRequest);
   }
   return signedOut(context, logoutRequest, session, presented, request.method);

@@ -7,9 +7,10 @@ const MAX_ATTEMPTS = 8;
 /**
  * Ends a session: from the first step on it signs nobody in and takes no new grant, then every
  * grant it gave a client is revoked (each client's codes, access tokens and refresh tokens of
- * this session stop working), then the record goes. Returns the record as it was, for the
- * logout notifications, or undefined when there is no such live session. A session whose ending
- * failed half-way is finished here, without being returned again.
+ * this session stop working), then the record goes. A session whose ending failed half-way (a
+ * store outage) is finished the same way. Returns the record as it was, for the logout
+ * notifications, to the one call whose delete removed it, or undefined: there was no such
+ * session, or a concurrent call finished it.
  */
 export async function endSessionRecord(
   context: RealmContext,
@@ -20,14 +21,13 @@ export async function endSessionRecord(
     const read = await store.read<SessionRecord>(SESSION_NAMESPACE, id);
     if (!read) return undefined;
     const record = read.value;
-    const ending = record.ended === true;
     if (
-      ending ||
+      record.ended === true ||
       (await store.replace(SESSION_NAMESPACE, id, read.revision, { ...record, ended: true }))
     ) {
       await Promise.all(record.grants.map((grant) => store.revokeGrant(grant.grantId)));
-      await store.delete(SESSION_NAMESPACE, id);
-      return ending ? undefined : record;
+      const { ended: _, ...asItWas } = record;
+      return (await store.delete(SESSION_NAMESPACE, id)) ? asItWas : undefined;
     }
   }
   throw new Error('the session kept changing while it was ended');

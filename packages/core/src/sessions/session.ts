@@ -73,10 +73,14 @@ export const isLive = (record: SessionRecord, now: number) => !record.ended && r
 /** The store id of a realm's session by its sid. */
 export const sessionRecordId = (realm: Realm, sid: string) => `${realm.name}/${sid}`;
 
-/** The browser's live session in this realm, or undefined. */
+/**
+ * The browser's live session in this realm, or undefined. With `ending`, also its session whose
+ * ending failed half-way, so that logging out again can finish it.
+ */
 export async function loadSession(
   request: GatehouseRequest,
   context: RealmContext,
+  options: { ending?: boolean } = {},
 ): Promise<LoadedSession | undefined> {
   const cookie = readCookies(request.headers.cookie).get(sessionCookieName(context.realm));
   // The cookie is `{sid}.{secret}`: the sid finds the record, the secret proves it is the browser's.
@@ -84,7 +88,9 @@ export async function loadSession(
   if (cookie === undefined || dot < 1) return undefined;
   const id = sessionRecordId(context.realm, cookie.slice(0, dot));
   const read = await context.store.read<SessionRecord>(SESSION_NAMESPACE, id);
-  if (!read || !isLive(read.value, nowSeconds(context))) return undefined;
+  if (!read) return undefined;
+  const ending = options.ending === true && read.value.ended === true;
+  if (!ending && !isLive(read.value, nowSeconds(context))) return undefined;
   if (!digestMatches(cookie.slice(dot + 1), read.value.secret)) return undefined;
   return { record: read.value, id, revision: read.revision };
 }
