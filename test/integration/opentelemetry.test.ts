@@ -223,4 +223,32 @@ describe('a failing instrumentation', () => {
       'no counters either',
     ]);
   });
+
+  it.each([
+    ['throws before the answer starts', () => Promise.reject(new Error('no context'))],
+    [
+      'fails after the answer started',
+      async (answer: () => Promise<unknown>) => {
+        await answer();
+        throw new Error('no context');
+      },
+    ],
+  ])('answers each request once when `within` %s', async (_, within) => {
+    const reported: unknown[] = [];
+    const broken = await createHarness({
+      onError: (error) => reported.push(error),
+      instrumentation: {
+        startRequest: () => ({
+          within: within as never,
+          end() {},
+        }),
+        event() {},
+      },
+    });
+    await broken.issueToken('post-client');
+    // One access token recorded: the request was not answered a second time.
+    const tokens = broken.store.writes.filter((write) => write.namespace === 'access_token');
+    expect(tokens).toHaveLength(1);
+    expect(reported.map((error) => (error as Error).message)).toEqual(['no context']);
+  });
 });

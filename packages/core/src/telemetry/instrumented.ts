@@ -12,7 +12,8 @@ export interface ResolvedRequest {
 
 /**
  * Answers a request inside the instrumentation's handle for it. A failing instrumentation is
- * reported and never fails the request: it is then answered without one.
+ * reported and never fails the request: it is then answered without one, and never twice (a
+ * `within` that fails after starting the answer leaves that answer the request's).
  */
 export async function instrumented<R extends ResolvedRequest>(
   instrumentation: Instrumentation,
@@ -32,7 +33,22 @@ export async function instrumented<R extends ResolvedRequest>(
     reportError(error);
     return answer(request, resolved);
   }
-  const response = await instrument.within(() => answer(request, resolved));
+  let answering: Promise<GatehouseResponse> | undefined;
+  let response: GatehouseResponse;
+  try {
+    response = await instrument.within(() => {
+      answering = answer(request, resolved);
+      return answering;
+    });
+  } catch (failure) {
+    if (answering === undefined) {
+      reportError(failure);
+      return answer(request, resolved);
+    }
+    // A failure of the answer itself is the request's own, as without instrumentation.
+    response = await answering;
+    reportError(failure);
+  }
   const error = answeredErrorCode(response);
   try {
     instrument.end(
