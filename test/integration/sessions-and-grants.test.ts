@@ -246,6 +246,19 @@ describe('provider.grants', () => {
     expect(await refreshWorks('web-app', late.refreshToken)).toBe(false);
   });
 
+  it('keeps a consent in use: revoking it still reaches tokens issued a year after it was given', async () => {
+    const DAY = 86_400;
+    await tokensFor(browser(h));
+    // Day 350: a new session on another browser; the consent is remembered, not given again.
+    h.clock.advance(350 * DAY);
+    const late = await tokensFor(browser(h));
+    // Day 370: a year after the user last consented, with that refresh token still live.
+    h.clock.advance(20 * DAY);
+
+    expect(await h.provider.grants.revoke('test', 'alice', 'web-app')).toBe(true);
+    expect(await refreshWorks('web-app', late.refreshToken)).toBe(false);
+  });
+
   it('revokes a grant consent was skipped for; the next authorization gets a working one', async () => {
     const b = browser(h);
     const tokens = await tokensFor(b, 'trusted-app');

@@ -6,7 +6,7 @@ import type { Revised } from '../store/store.js';
 
 /** 0.4 kept scopes alone under `consent`; those records are left to expire (the user is asked again). */
 export const CONSENT_NAMESPACE = 'user_consent';
-/** A consent lapses a year after it was last given. */
+/** A consent lapses a year after it was last given or in use (see `keepConsent`). */
 const CONSENT_TTL_SECONDS = 365 * 86_400;
 /** Compare-and-set attempts on one consent before giving up. */
 const MAX_UPDATE_ATTEMPTS = 4;
@@ -113,23 +113,33 @@ export async function revokeConsent(
   return read.value;
 }
 
+/** A store grant registered with the user's consent to a client. */
+export interface Registration {
+  sub: string;
+  clientId: string;
+  consentId: string;
+  grantId: string;
+}
+
 /**
  * Registers a store grant with the consent, for `ttlSeconds` (as long as the grant's tokens may
  * live): revoking the consent revokes it. False when the consent was revoked meanwhile.
  */
-export function registerGrant(
+export async function registerGrant(
   context: RealmContext,
   consent: ConsentRecord,
   grantId: string,
   ttlSeconds: number,
 ): Promise<boolean> {
-  return context.store.add(
-    ...registration(
-      context,
-      { consentId: consent.id, clientId: consent.clientId, grantId },
-      ttlSeconds,
-    ),
-  );
+  const registered = {
+    sub: consent.sub,
+    clientId: consent.clientId,
+    consentId: consent.id,
+    grantId,
+  };
+  if (!(await context.store.add(...registration(context, registered, ttlSeconds)))) return false;
+  await keepConsent(context, registered, ttlSeconds);
+  return true;
 }
 
 /**
@@ -137,17 +147,47 @@ export function registerGrant(
  * longer than it was first registered for. Writes nothing when the consent was revoked meanwhile
  * (its registrations' grant is closed).
  */
-export function extendRegistration(
+export async function extendRegistration(
   context: RealmContext,
-  registered: { consentId: string; clientId: string; grantId: string },
+  registered: Registration,
   ttlSeconds: number,
 ): Promise<void> {
-  return context.store.set(...registration(context, registered, ttlSeconds));
+  await context.store.set(...registration(context, registered, ttlSeconds));
+  await keepConsent(context, registered, ttlSeconds);
+}
+
+/**
+ * Keeps the consent at least as long as a grant registered with it, and restarts its year: a
+ * client getting tokens in a new session is the consent in use, and revoking the consent is what
+ * reaches the grant's tokens, so it must not lapse before them. Nothing when the consent was
+ * revoked or given again meanwhile.
+ */
+async function keepConsent(
+  context: RealmContext,
+  { sub, clientId, consentId }: Registration,
+  ttlSeconds: number,
+): Promise<void> {
+  const recordId = consentRecordId(context.realm, sub, clientId);
+  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+    const current = await readConsent(context, sub, clientId);
+    if (current?.value.id !== consentId) return;
+    const kept = { ttlSeconds: Math.max(CONSENT_TTL_SECONDS, ttlSeconds) };
+    if (
+      await context.store.replace(
+        CONSENT_NAMESPACE,
+        recordId,
+        current.revision,
+        current.value,
+        kept,
+      )
+    )
+      return;
+  }
 }
 
 const registration = (
   context: RealmContext,
-  { consentId, clientId, grantId }: { consentId: string; clientId: string; grantId: string },
+  { consentId, clientId, grantId }: Registration,
   ttlSeconds: number,
 ) =>
   [

@@ -81,7 +81,11 @@ export async function extendSessionGrants(
   session: SessionRecord,
 ): Promise<void> {
   const ttlSeconds = grantLifetime(context, session.exp);
-  await Promise.all(session.grants.map((grant) => extendRegistration(context, grant, ttlSeconds)));
+  await Promise.all(
+    session.grants.map((grant) =>
+      extendRegistration(context, { ...grant, sub: session.sub }, ttlSeconds),
+    ),
+  );
 }
 
 /**
