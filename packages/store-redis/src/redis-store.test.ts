@@ -146,6 +146,32 @@ describe.skipIf(!url)('RedisStore', () => {
       expect(await admin.pttl(record)).toBeGreaterThan(59_000);
     });
 
+    it("raises a record's score in its grant's index when replace restarts its expiry", async () => {
+      const store = openStore();
+      const index = `${runPrefix}{g:g-renewed}:index`;
+      await store.set('session', 'demo/s1', { v: 1 }, { ttlSeconds: 60, grantId: 'g-renewed' });
+      const first = Number(await admin.zscore(index, 'session:demo/s1'));
+      const read = await store.read('session', 'demo/s1');
+      expect(
+        await store.replace(
+          'session',
+          'demo/s1',
+          read?.revision ?? -1,
+          { v: 2 },
+          { ttlSeconds: 3600 },
+        ),
+      ).toBe(true);
+      // Listed as long as the record lives, and the index with it.
+      const raised = Number(await admin.zscore(index, 'session:demo/s1'));
+      expect(raised - first).toBeGreaterThan(3_500_000);
+      expect(await admin.pttl(index)).toBeGreaterThan(3_600_000);
+      // Without a new expiry the score stays.
+      const again = await store.read('session', 'demo/s1');
+      expect(await store.replace('session', 'demo/s1', again?.revision ?? -1, { v: 3 })).toBe(true);
+      expect(Number(await admin.zscore(index, 'session:demo/s1'))).toBe(raised);
+      expect(await store.listGrant('g-renewed')).toEqual([{ namespace: 'session', id: 'demo/s1' }]);
+    });
+
     it('encodes the namespace, so that a colon in it or in the id cannot mix records up', async () => {
       const store = openStore();
       await store.set('a:b', 'c', { n: 1 }, { grantId: 'g-colon' });

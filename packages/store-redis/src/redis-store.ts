@@ -52,7 +52,7 @@ interface ScriptCommands {
     expected: string,
     revision: string,
     pttl: string,
-  ): Promise<number>;
+  ): Promise<number | string>;
   /** `membersAndPttls`: each member followed by its pttl. */
   gatehouseIndex(key: string, closed: string, ...membersAndPttls: string[]): Promise<number>;
   gatehouseClaimGrant(
@@ -285,12 +285,21 @@ export class RedisStore implements Store {
     options: ReplaceOptions = {},
   ): Promise<boolean> {
     const json = serialise(value);
-    const key = this.#keys.record(namespace, id);
+    const member = this.#keys.member(namespace, id);
     const pttl = options.ttlSeconds === undefined ? '' : expiry(options.ttlSeconds);
     const replaced = await this.#call(() =>
-      this.#client.gatehouseReplace(key, json, String(revision), nextRevision(), pttl),
+      this.#client.gatehouseReplace(
+        this.#keys.recordOfMember(member),
+        json,
+        String(revision),
+        nextRevision(),
+        pttl,
+      ),
     );
-    return replaced === 1;
+    // A record that now lives longer must stay listed in its grant's index as long (a renewed
+    // session in its user's, say). The index only raises scores; a closed grant takes none.
+    if (typeof replaced === 'string') await this.#call(() => this.#index(replaced, member, pttl));
+    return replaced !== 0;
   }
 
   /**

@@ -60,7 +60,9 @@ return {value, 1, ARGV[1] or false}`;
 
 /**
  * ARGV: json, expected revision, new revision, pttl ('' to keep the expiry). Keeps grant and the
- * used mark; a pttl of 0 (a TTL of zero or less) deletes the record.
+ * used mark; a pttl of 0 (a TTL of zero or less) deletes the record. 0 when the revision was not
+ * the current one; else 1, or the record's grant when its expiry was restarted (the caller then
+ * raises the record's score in the grant's index, a key of another Cluster slot).
  */
 export const REPLACE_SCRIPT = `${NEXT_REVISION}
 local current = redis.call('HGET', KEYS[1], 'r')
@@ -70,6 +72,7 @@ if ARGV[4] == '0' then
   redis.call('DEL', KEYS[1])
 elseif ARGV[4] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return redis.call('HGET', KEYS[1], 'g') or 1
 end
 return 1`;
 
