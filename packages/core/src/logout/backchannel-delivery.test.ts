@@ -130,6 +130,36 @@ describe('BackchannelDelivery', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('gives one receiver at most `concurrentPerReceiver` places, so one that never answers does not hold up the others', async () => {
+    const releases: Array<() => void> = [];
+    const calls: string[] = [];
+    const fetchImpl = (async (url: string) => {
+      calls.push(new URL(url).host);
+      if (url.startsWith('https://stuck.example.com/'))
+        await new Promise<void>((resolve) => releases.push(resolve));
+      return new Response(null, { status: 204 });
+    }) as typeof fetch;
+    const bcl = new BackchannelDelivery(
+      () => {},
+      { concurrent: 3, concurrentPerReceiver: 2, timeoutMs: 1000 },
+      fetchImpl,
+    );
+    const stuck = { uri: 'https://stuck.example.com/bcl', label: 'client "stuck"' };
+    const other = { uri: 'https://other.example.com/bcl', label: 'client "other"' };
+    const waiting = [1, 2, 3, 4].map(() => bcl.deliver(stuck, issue));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls).toEqual(['stuck.example.com', 'stuck.example.com']);
+    // A place is left for another receiver, and its tokens go at once.
+    expect(await bcl.deliver(other, issue)).toBeUndefined();
+    expect(await bcl.deliver(other, issue)).toBeUndefined();
+    expect(calls.filter((host) => host === 'stuck.example.com')).toHaveLength(2);
+    while (releases.length > 0 || calls.length < 6) {
+      for (const release of releases.splice(0)) release();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(await Promise.all(waiting)).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
   it('keeps `concurrent` attempts in flight, queues `waiting` more and refuses the rest at once', async () => {
     const releases: Array<() => void> = [];
     let calls = 0;

@@ -8,6 +8,11 @@ export interface BackchannelDeliveryOptions {
   firstBackoffMs: number;
   /** Attempts in flight at once, over every receiver; the others wait their turn. */
   concurrent: number;
+  /**
+   * Attempts in flight at once to one receiver (one origin), so a receiver that never answers
+   * holds only these places and the others' tokens go on.
+   */
+  concurrentPerReceiver: number;
   /** Attempts waiting at most; beyond it a delivery fails at once and is reported. */
   waiting: number;
 }
@@ -17,6 +22,7 @@ export const DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS: Readonly<BackchannelDeliveryO
   attempts: 3,
   firstBackoffMs: 1000,
   concurrent: 32,
+  concurrentPerReceiver: 4,
   waiting: 10_000,
 };
 
@@ -45,8 +51,11 @@ const isTransient = (status: number) => status === 408 || status === 429 || stat
  */
 export class BackchannelDelivery {
   readonly #options: BackchannelDeliveryOptions;
-  #inFlight = 0;
-  readonly #waiting: Array<() => void> = [];
+  readonly #places: Places;
+  /** The places of each receiver with attempts in flight or waiting, by origin. */
+  readonly #receivers = new Map<string, Places>();
+  /** Attempts waiting for either kind of place. */
+  #waiting = 0;
 
   constructor(
     private readonly report: (error: unknown) => void,
@@ -54,6 +63,7 @@ export class BackchannelDelivery {
     private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
   ) {
     this.#options = { ...DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS, ...options };
+    this.#places = new Places(this.#options.concurrent);
   }
 
   /**
@@ -69,13 +79,14 @@ export class BackchannelDelivery {
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await delay(firstBackoffMs * 2 ** (attempt - 2));
-      if (!(await this.#turn())) {
+      const release = await this.#turn(target.uri);
+      if (!release) {
         reason = 'too many back-channel logouts waiting';
         break;
       }
       const outcome = await issue()
         .then((token) => this.#attempt(target.uri, token))
-        .finally(() => this.#passTurn());
+        .finally(release);
       if (outcome.delivered) return undefined;
       reason = outcome.reason;
       if (!outcome.retry) break;
@@ -87,24 +98,40 @@ export class BackchannelDelivery {
   }
 
   /**
-   * Waits for a place among the attempts in flight (ending a realm's sessions may notify
-   * thousands of receivers at once); false when too many wait already.
+   * Waits for a place among the receiver's attempts in flight, then among all (ending a realm's
+   * sessions may notify thousands of receivers at once), and returns what gives both back; or
+   * undefined when too many wait already.
    */
-  async #turn(): Promise<boolean> {
-    if (this.#inFlight < this.#options.concurrent) {
-      this.#inFlight += 1;
-      return true;
+  async #turn(uri: string): Promise<(() => void) | undefined> {
+    const origin = originOf(uri);
+    const receiver = this.#receivers.get(origin) ?? new Places(this.#options.concurrentPerReceiver);
+    this.#receivers.set(origin, receiver);
+    if (!(await this.#take(receiver))) {
+      if (receiver.idle) this.#receivers.delete(origin);
+      return undefined;
     }
-    if (this.#waiting.length >= this.#options.waiting) return false;
-    // The place passes straight from the attempt that ends, so `inFlight` stays as it is.
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (!(await this.#take(this.#places))) {
+      this.#giveBack(receiver, origin);
+      return undefined;
+    }
+    return () => {
+      this.#places.give();
+      this.#giveBack(receiver, origin);
+    };
+  }
+
+  async #take(places: Places): Promise<boolean> {
+    if (places.take()) return true;
+    if (this.#waiting >= this.#options.waiting) return false;
+    this.#waiting += 1;
+    await places.wait();
+    this.#waiting -= 1;
     return true;
   }
 
-  #passTurn(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#inFlight -= 1;
+  #giveBack(receiver: Places, origin: string): void {
+    receiver.give();
+    if (receiver.idle) this.#receivers.delete(origin);
   }
 
   async #attempt(
@@ -138,6 +165,46 @@ export class BackchannelDelivery {
       clearTimeout(timer);
       controller.abort();
     }
+  }
+}
+
+/**
+ * A number of places: taken at once while one is free, else waited for in order. A place given
+ * back passes straight to the first waiting, so `taken` stays as it is.
+ */
+class Places {
+  #taken = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  take(): boolean {
+    if (this.#taken >= this.size) return false;
+    this.#taken += 1;
+    return true;
+  }
+
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#taken -= 1;
+  }
+
+  get idle(): boolean {
+    return this.#taken === 0 && this.#waiting.length === 0;
+  }
+}
+
+/** Where attempts to one receiver are counted: its origin, or the whole URI if it has none. */
+function originOf(uri: string): string {
+  try {
+    return new URL(uri).origin;
+  } catch {
+    return uri;
   }
 }
 
