@@ -259,6 +259,28 @@ describe('provider.grants', () => {
     expect(await refreshWorks('web-app', late.refreshToken)).toBe(false);
   });
 
+  it('keeps a consent given again as long as the tokens of its grants, past its new year', async () => {
+    const DAY = 86_400;
+    h = await createHarness({
+      extraClients: [SECOND_APP, TRUSTED_APP],
+      realm: { session_ttl: 300 * DAY, refresh_token_ttl: 300 * DAY },
+    });
+    const b = browser(h);
+    await tokensFor(b);
+    // Day 1: the user consents again, which restarts the consent's year.
+    h.clock.advance(DAY);
+    const asked = await b.authorize({ prompt: 'consent' });
+    await b.finish(asked, { consent: { scopes: ['openid'] } });
+    // Day 299: a code in the day-0 session; its refresh token lives until day 599.
+    h.clock.advance(298 * DAY);
+    const late = await tokensFor(b);
+    // Day 400: past that year.
+    h.clock.advance(101 * DAY);
+
+    expect(await h.provider.grants.revoke('test', 'alice', 'web-app')).toBe(true);
+    expect(await refreshWorks('web-app', late.refreshToken)).toBe(false);
+  });
+
   it('revokes a grant consent was skipped for; the next authorization gets a working one', async () => {
     const b = browser(h);
     const tokens = await tokensFor(b, 'trusted-app');

@@ -24,6 +24,11 @@ export interface ConsentRecord {
   scopes: string[];
   /** Seconds since the epoch when the user first gave it. */
   createdAt: number;
+  /**
+   * Seconds since the epoch until which a grant registered with it may have live tokens: the
+   * consent lives at least as long (see `keepConsent`).
+   */
+  keepUntil?: number;
 }
 
 /** The user's consent to the client, or undefined. */
@@ -80,7 +85,7 @@ export async function giveConsent(
       };
       if (
         await store.replace(CONSENT_NAMESPACE, recordId, current.revision, extended, {
-          ttlSeconds: CONSENT_TTL_SECONDS,
+          ttlSeconds: consentTtl(context, extended),
         })
       )
         return extended;
@@ -171,19 +176,17 @@ async function keepConsent(
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const current = await readConsent(context, sub, clientId);
     if (current?.value.id !== consentId) return;
-    const kept = { ttlSeconds: Math.max(CONSENT_TTL_SECONDS, ttlSeconds) };
-    if (
-      await context.store.replace(
-        CONSENT_NAMESPACE,
-        recordId,
-        current.revision,
-        current.value,
-        kept,
-      )
-    )
+    const keepUntil = Math.max(current.value.keepUntil ?? 0, nowSeconds(context) + ttlSeconds);
+    const kept = { ...current.value, keepUntil };
+    const options = { ttlSeconds: consentTtl(context, kept) };
+    if (await context.store.replace(CONSENT_NAMESPACE, recordId, current.revision, kept, options))
       return;
   }
 }
+
+/** A year from now, or longer while a grant registered with the consent may have live tokens. */
+const consentTtl = (context: RealmContext, consent: ConsentRecord) =>
+  Math.max(CONSENT_TTL_SECONDS, (consent.keepUntil ?? 0) - nowSeconds(context));
 
 const registration = (
   context: RealmContext,
