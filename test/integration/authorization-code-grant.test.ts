@@ -152,11 +152,21 @@ describe('authorization_code: request errors', () => {
     expectOAuthError(await exchange(h, code), 400, 'invalid_grant');
   });
 
-  it("another client's code → invalid_grant, and the code is spent", async () => {
+  it("another client presenting an unused code → invalid_grant; the code's client still redeems it", async () => {
     const code = await grants.code();
     const response = await exchangeAs(h, SECOND_APP.client_id, code);
     expectOAuthError(response, 400, 'invalid_grant');
-    expectOAuthError(await exchange(h, code), 400, 'invalid_grant');
+    expectTokens(await exchange(h, code));
+  });
+
+  it("another client presenting a used code → invalid_grant; the first client's tokens stay active", async () => {
+    const code = await grants.code();
+    const first = expectTokens(await exchange(h, code));
+    const response = await exchangeAs(h, SECOND_APP.client_id, code);
+    expectOAuthError(response, 400, 'invalid_grant');
+    expect(response.json().error_description).not.toContain('already used');
+    expect(await isActive(h, first.access_token as string)).toBe(true);
+    expectTokens(await refresh(h, first.refresh_token as string));
   });
 
   it("another realm's code → invalid_grant", async () => {
@@ -181,9 +191,10 @@ describe('authorization_code: request errors', () => {
     ['a query added', `${WEB_REDIRECT_URI}?x=1`],
     ['percent-encoding', WEB_REDIRECT_URI.replace('/cb', '/%63b')],
     ['another host', 'https://app.example.com.evil.example/cb'],
-  ])('redirect_uri with %s → invalid_grant', async (_, redirect_uri) => {
+  ])('redirect_uri with %s → invalid_grant, and the code is not spent', async (_, redirect_uri) => {
     const code = await grants.code();
     expectOAuthError(await exchange(h, code, { redirect_uri }), 400, 'invalid_grant');
+    expectTokens(await exchange(h, code));
   });
 });
 
@@ -193,11 +204,11 @@ describe('authorization_code: PKCE', () => {
     ['a wrong code_verifier', `${CODE_VERIFIER.slice(0, -1)}2`],
     ['the code_challenge itself (plain)', undefined],
     ['a code_verifier of 42 characters', CODE_VERIFIER.slice(0, 42)],
-  ])('%s → invalid_grant, and the code is spent', async (_, verifier) => {
+  ])('%s → invalid_grant, and the code is not spent', async (_, verifier) => {
     const code = await grants.code();
     const code_verifier = verifier ?? CODE_CHALLENGE;
     expectOAuthError(await exchange(h, code, { code_verifier }), 400, 'invalid_grant');
-    expectOAuthError(await exchange(h, code), 400, 'invalid_grant');
+    expectTokens(await exchange(h, code));
   });
 
   it('a code_verifier for a code issued without code_challenge → invalid_grant (downgrade)', async () => {

@@ -43,6 +43,21 @@ export async function issueAuthorizationCode(
 }
 
 /**
+ * The code's record, without spending it: what the token endpoint checks before it counts the
+ * request as a use of the code. Undefined for an unknown or expired code.
+ */
+export async function findAuthorizationCode(
+  context: RealmContext,
+  code: string,
+): Promise<AuthorizationCodeRecord | undefined> {
+  const record = await context.store.get<AuthorizationCodeRecord>(
+    AUTHORIZATION_CODE_NAMESPACE,
+    codeRecordId(context, code),
+  );
+  return record && record.exp > nowSeconds(context) ? record : undefined;
+}
+
+/**
  * Marks the code used and returns its record: `firstUse` is true for exactly one caller, however
  * many race. Undefined for an unknown or expired code.
  */
