@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import {
   type Accounts,
+  boundedFetcher,
   type ClientInput,
   claimlessAccounts,
+  fetchTransport,
   StoreKeyStore,
   webCryptoSigner,
 } from '@gatehouse-oidc/core';
@@ -173,6 +175,7 @@ export type UserGrants = Awaited<ReturnType<typeof userGrants>>;
 export async function userGrants(h: Harness, realmName = 'test') {
   const realm = await h.provider.realm(realmName);
   if (!realm) throw new Error(`no realm ${realmName}`);
+  const outbound = boundedFetcher(fetchTransport());
   const context: RealmContext = {
     realm,
     store: h.store,
@@ -184,13 +187,23 @@ export async function userGrants(h: Harness, realmName = 'test') {
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
     authenticatorPush: undefined,
-    remoteKeySets: new RemoteKeySets(h.clock.now, (error) => {
-      throw error;
-    }),
+    outbound,
+    remoteKeySets: new RemoteKeySets(
+      h.clock.now,
+      (error) => {
+        throw error;
+      },
+      {},
+      outbound,
+    ),
     logoutMessages: () => ENGLISH_LOGOUT_MESSAGES,
-    backchannel: new BackchannelDelivery((error) => {
-      throw error;
-    }),
+    backchannel: new BackchannelDelivery(
+      (error) => {
+        throw error;
+      },
+      {},
+      outbound,
+    ),
     reportError: (error) => {
       throw error;
     },

@@ -9,6 +9,7 @@ import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import type { BackchannelDelivery } from './logout/backchannel-delivery.js';
 import type { LogoutMessages } from './logout/messages.js';
+import type { OutboundFetcher } from './outbound/outbound.js';
 import type { Realm } from './realms/realm.js';
 import type { Store } from './store/store.js';
 
@@ -27,6 +28,8 @@ export interface ProviderContext {
   readonly interactionUrl: (interaction: InteractionDetails) => string;
   /** Reaches users' authenticator apps; required by realms with CIBA. */
   readonly authenticatorPush: AuthenticatorPush | undefined;
+  /** Every outbound request goes through it (outbound/bounded-fetcher.ts). */
+  readonly outbound: OutboundFetcher;
   /** The key sets of clients registered with a jwks_uri, fetched on first use. */
   readonly remoteKeySets: RemoteKeySets;
   /** The words of the logout pages for a request's `ui_locales`. */

@@ -61,6 +61,22 @@ export { webCryptoSigner } from './keys/webcrypto-signer.js';
 export { BackchannelLogoutError } from './logout/backchannel-delivery.js';
 export { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
 export {
+  boundedFetcher,
+  DEFAULT_OUTBOUND_LIMITS,
+  type OutboundLimits,
+} from './outbound/bounded-fetcher.js';
+export { fetchTransport } from './outbound/fetch-transport.js';
+export {
+  OutboundError,
+  type OutboundFailure,
+  type OutboundFetcher,
+  type OutboundRequest,
+  type OutboundResponse,
+  type OutboundTransport,
+  type TransportRequest,
+  type UrlAuthor,
+} from './outbound/outbound.js';
+export {
   type CibaDecisions,
   createProvider,
   type Grants,

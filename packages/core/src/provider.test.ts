@@ -5,6 +5,7 @@ import { ConfigError } from './config/issues.js';
 import type { RealmInput } from './config/realm.js';
 import { StoreUnavailableError } from './errors/oauth-error.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import { fetchTransport } from './outbound/fetch-transport.js';
 import { createProvider, type ProviderOptions } from './provider.js';
 import type { Store } from './store/store.js';
 import { fakeClock } from './testing/clock.js';
@@ -189,6 +190,17 @@ describe('createProvider options at run time', () => {
         (issue) => issue.path,
       ),
     ).toEqual(['store', 'now', 'onError']);
+  });
+
+  it('takes one way out: an outbound transport or the fetch of the default one, not both', () => {
+    const outbound = fetchTransport();
+    expect(issuesOf({ baseUrl: BASE_URL, realms: [realm], outbound, fetch })).toEqual([
+      {
+        path: 'fetch',
+        message: 'is the fetch of the default transport: give outbound or fetch, not both',
+      },
+    ]);
+    expect(issuesOf({ baseUrl: BASE_URL, realms: [realm], outbound })).toEqual([]);
   });
 
   it('accepts a loader function for realms', async () => {

@@ -30,6 +30,9 @@ import { StoreKeyStore } from './keys/store-key-store.js';
 import { webCryptoSigner } from './keys/webcrypto-signer.js';
 import { BackchannelDelivery } from './logout/backchannel-delivery.js';
 import { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
+import { boundedFetcher } from './outbound/bounded-fetcher.js';
+import { fetchTransport } from './outbound/fetch-transport.js';
+import type { OutboundTransport } from './outbound/outbound.js';
 import type { Realm } from './realms/realm.js';
 import {
   loaderRealmSource,
@@ -77,8 +80,15 @@ export interface ProviderOptions {
   /** Milliseconds since the epoch. */
   now?: () => number;
   /**
-   * The fetch every outbound call goes through: clients' jwks_uri and back-channel logout
-   * notifications. Default: the global fetch.
+   * What every outbound request is sent with (clients' jwks_uri, back-channel logout tokens,
+   * client metadata documents), inside the provider's bounds of time and bytes, never following
+   * a redirect: on Node.js `nodeOutbound()` of `@gatehouse-oidc/node-outbound`, which also keeps
+   * URLs that came from outside off private addresses. Default: `fetchTransport(options.fetch)`.
+   */
+  outbound?: OutboundTransport;
+  /**
+   * The fetch of the default transport (tests, or a runtime's own). Default: the global fetch.
+   * Not with `outbound`.
    */
   fetch?: typeof fetch;
   /**
@@ -225,7 +235,7 @@ export function createProvider(options: ProviderOptions): Provider {
       // A failing hook must not turn a background failure into an unhandled rejection.
     }
   };
-  const outbound: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const outbound = boundedFetcher(options.outbound ?? fetchTransport(options.fetch));
   const context: ProviderContext = {
     store,
     keys: options.keys ?? new StoreKeyStore(store, { now }),
@@ -238,6 +248,7 @@ export function createProvider(options: ProviderOptions): Provider {
       options.interactionUrl ??
       ((interaction) => `${baseUrl}/oauth/${interaction.realm}/interaction/${interaction.id}`),
     authenticatorPush: push,
+    outbound,
     remoteKeySets: new RemoteKeySets(now, reportError, {}, outbound),
     backchannel: new BackchannelDelivery(reportError, {}, outbound),
     logoutMessages: options.logoutMessages ?? (() => ENGLISH_LOGOUT_MESSAGES),

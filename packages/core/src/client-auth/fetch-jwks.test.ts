@@ -1,8 +1,12 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedFetcher } from '../outbound/bounded-fetcher.js';
+import { fetchTransport } from '../outbound/fetch-transport.js';
 import { fetchJwks, JwksFetchError, type JwksFetchLimits } from './fetch-jwks.js';
 
+/** The provider's default fetcher: the global fetch, bounded. */
+const FETCHER = boundedFetcher(fetchTransport());
 const LIMITS: JwksFetchLimits = { timeoutMs: 1000, maxBytes: 4096, maxKeys: 3 };
 const KEY = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' };
 
@@ -59,7 +63,7 @@ afterAll(() => {
 
 describe('fetchJwks', () => {
   it('returns the key set', async () => {
-    expect(await fetchJwks(`${base}/ok`, LIMITS)).toEqual({ keys: [KEY] });
+    expect(await fetchJwks(`${base}/ok`, LIMITS, FETCHER)).toEqual({ keys: [KEY] });
   });
 
   it.each([
@@ -70,7 +74,7 @@ describe('fetchJwks', () => {
     ['/many-keys', '4 keys, more than 3'],
     ['/declared-large', 'more than 4096 bytes'],
   ])('refuses %s: %s', async (path, reason) => {
-    await expect(fetchJwks(`${base}${path}`, LIMITS)).rejects.toThrow(
+    await expect(fetchJwks(`${base}${path}`, LIMITS, FETCHER)).rejects.toThrow(
       expect.objectContaining({
         name: JwksFetchError.name,
         message: expect.stringContaining(reason),
@@ -79,7 +83,9 @@ describe('fetchJwks', () => {
   });
 
   it('stops reading an endless document once it passes the byte limit', async () => {
-    await expect(fetchJwks(`${base}/endless`, LIMITS)).rejects.toThrow('more than 4096 bytes');
+    await expect(fetchJwks(`${base}/endless`, LIMITS, FETCHER)).rejects.toThrow(
+      'more than 4096 bytes',
+    );
     // What the server managed to send before the connection closed: socket buffers, not the
     // hundreds of megabytes an unbounded read would have taken in.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -87,7 +93,7 @@ describe('fetchJwks', () => {
   });
 
   it('gives up on a document that trickles in past the timeout', async () => {
-    await expect(fetchJwks(`${base}/slow`, { ...LIMITS, timeoutMs: 300 })).rejects.toThrow(
+    await expect(fetchJwks(`${base}/slow`, { ...LIMITS, timeoutMs: 300 }, FETCHER)).rejects.toThrow(
       'gave no complete answer within 300 ms',
     );
   });
@@ -97,8 +103,8 @@ describe('fetchJwks', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    await expect(fetchJwks(`http://127.0.0.1:${port}/jwks`, LIMITS)).rejects.toThrow(
-      'could not be fetched',
+    await expect(fetchJwks(`http://127.0.0.1:${port}/jwks`, LIMITS, FETCHER)).rejects.toThrow(
+      'could not be reached',
     );
   });
 });

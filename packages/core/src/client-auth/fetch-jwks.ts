@@ -1,4 +1,10 @@
 import type { JSONWebKeySet } from 'jose';
+import {
+  OutboundError,
+  type OutboundFetcher,
+  type OutboundResponse,
+  type UrlAuthor,
+} from '../outbound/outbound.js';
 
 /** What one fetch of a client's jwks_uri may cost. */
 export interface JwksFetchLimits {
@@ -16,70 +22,30 @@ export class JwksFetchError extends Error {
 }
 
 /**
- * GETs a JWK Set (RFC 7517 §5) from a client's jwks_uri with bounded time and memory: the body is
- * read as a stream and the transfer cut once it exceeds `maxBytes` (whatever Content-Length
- * claims), and the timeout covers the body too, so a slow or endless document costs at most the
- * limits. Redirects are not followed: the registered URI is the one trusted.
+ * GETs a JWK Set (RFC 7517 §5) from a client's jwks_uri through the provider's bounded fetcher:
+ * a slow, endless or redirecting answer costs at most its limits and fails.
  */
 export async function fetchJwks(
   uri: string,
   limits: JwksFetchLimits,
-  fetchImpl: typeof fetch = fetch,
+  fetcher: OutboundFetcher,
+  author: UrlAuthor = 'operator',
 ): Promise<JSONWebKeySet> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+  let answer: OutboundResponse;
   try {
-    const response = await fetchImpl(uri, {
+    answer = await fetcher.send({
+      url: uri,
+      author,
       headers: { accept: 'application/json, application/jwk-set+json' },
-      redirect: 'manual',
-      signal: controller.signal,
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxBytes,
     });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => {});
-      throw new JwksFetchError(`answered HTTP ${response.status}`);
-    }
-    const text = await readCapped(response, limits.maxBytes);
-    return keySetOf(text, limits.maxKeys);
   } catch (error) {
-    if (error instanceof JwksFetchError) throw error;
-    const reason = controller.signal.aborted
-      ? `gave no complete answer within ${limits.timeoutMs} ms`
-      : 'could not be fetched';
+    const reason = error instanceof OutboundError ? error.message : 'could not be fetched';
     throw new JwksFetchError(reason, { cause: error });
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
   }
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new JwksFetchError(`answered with more than ${maxBytes} bytes`);
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  if (answer.status !== 200) throw new JwksFetchError(`answered HTTP ${answer.status}`);
+  return keySetOf(answer.body, limits.maxKeys);
 }
 
 function keySetOf(text: string, maxKeys: number): JSONWebKeySet {

@@ -8,6 +8,8 @@ import {
   SignJWT,
 } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { boundedFetcher } from '../outbound/bounded-fetcher.js';
+import { fetchTransport } from '../outbound/fetch-transport.js';
 import { fakeClock } from '../testing/clock.js';
 import { JwksFetchError } from './fetch-jwks.js';
 import { DEFAULT_REMOTE_KEY_SET_OPTIONS, RemoteKeySets } from './remote-key-sets.js';
@@ -67,7 +69,12 @@ beforeEach(() => {
   server = keyServer();
   server.keys = [real.jwk];
   reported = [];
-  keySets = new RemoteKeySets(clock.now, (error) => reported.push(error), {}, server.fetch);
+  keySets = new RemoteKeySets(
+    clock.now,
+    (error) => reported.push(error),
+    {},
+    boundedFetcher(fetchTransport(server.fetch)),
+  );
 });
 
 describe('RemoteKeySets', () => {
@@ -151,7 +158,12 @@ describe('RemoteKeySets', () => {
   });
 
   it('keeps one set per client and forgets the least recently used beyond its bound', async () => {
-    keySets = new RemoteKeySets(clock.now, () => {}, { maxEntries: 2 }, server.fetch);
+    keySets = new RemoteKeySets(
+      clock.now,
+      () => {},
+      { maxEntries: 2 },
+      boundedFetcher(fetchTransport(server.fetch)),
+    );
     const jwt = await sign(real);
     await verify(jwt, 'a');
     await verify(jwt, 'b');

@@ -1,4 +1,5 @@
 import { createLocalJWKSet, errors, type JWTVerifyGetKey } from 'jose';
+import type { OutboundFetcher } from '../outbound/outbound.js';
 import { fetchJwks, JwksFetchError, type JwksFetchLimits } from './fetch-jwks.js';
 
 export interface RemoteKeySetOptions extends JwksFetchLimits {
@@ -63,7 +64,7 @@ export class RemoteKeySets {
     /** Hears of each failed fetch once, when it happens. */
     private readonly report: (error: unknown) => void,
     options: Partial<RemoteKeySetOptions> = {},
-    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+    private readonly fetcher: OutboundFetcher,
   ) {
     this.#options = { ...DEFAULT_REMOTE_KEY_SET_OPTIONS, ...options };
   }
@@ -138,7 +139,7 @@ export class RemoteKeySets {
     const startedAt = this.now();
     entry.lastFetchAt = startedAt;
     try {
-      const jwks = await fetchJwks(entry.source.uri, this.#options, this.fetchImpl);
+      const jwks = await fetchJwks(entry.source.uri, this.#options, this.fetcher);
       const keys = { fetchedAt: startedAt, select: createLocalJWKSet(jwks) };
       entry.keys = keys;
       entry.failure = undefined;

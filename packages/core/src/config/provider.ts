@@ -71,6 +71,7 @@ const createProviderOptionsSchema = providerOptionsSchema.extend({
   onError: hostFunction('a function of the error and the request'),
   onEvent: hostFunction('a function of the event'),
   instrumentation: hostObject('an Instrumentation'),
+  outbound: hostObject('an OutboundTransport'),
   fetch: hostFunction('a fetch function'),
   logoutMessages: hostFunction('a function of the ui_locales'),
 });
@@ -85,7 +86,12 @@ export function parseProviderOptions(options: unknown): z.output<typeof provider
       { path: '', message: 'createProvider takes an options object: { baseUrl, realms, … }' },
     ]);
   }
-  const result = createProviderOptionsSchema.safeParse(options);
+  const result = createProviderOptionsSchema
+    .refine((given) => given.outbound === undefined || given.fetch === undefined, {
+      path: ['fetch'],
+      message: 'is the fetch of the default transport: give outbound or fetch, not both',
+    })
+    .safeParse(options);
   if (!result.success) throw new ConfigError(result.error.issues.flatMap(optionIssues));
   const { baseUrl, maxBodyBytes, limits } = result.data;
   return { baseUrl, maxBodyBytes, limits };

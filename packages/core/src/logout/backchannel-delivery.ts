@@ -1,3 +1,4 @@
+import { OutboundError, type OutboundFetcher } from '../outbound/outbound.js';
 /** What one back-channel logout notification may cost. */
 export interface BackchannelDeliveryOptions {
   /** Milliseconds each attempt may take, from the request to the response's status. */
@@ -41,6 +42,10 @@ export interface BackchannelTarget {
 /** An answer worth another attempt: the receiver may do better later. */
 const isTransient = (status: number) => status === 408 || status === 429 || status >= 500;
 
+/** A failure worth another attempt: no answer, rather than a URL or an answer refused. */
+const isTransientFailure = (error: unknown) =>
+  !(error instanceof OutboundError) || error.failure === 'timeout' || error.failure === 'network';
+
 /**
  * POSTs logout tokens to relying parties (Back-Channel Logout 1.0 §2.5) in the background: the
  * logout that caused them never waits for a receiver. Each attempt is bounded in time, and no
@@ -60,7 +65,7 @@ export class BackchannelDelivery {
   constructor(
     private readonly report: (error: unknown) => void,
     options: Partial<BackchannelDeliveryOptions> = {},
-    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+    private readonly fetcher: OutboundFetcher,
   ) {
     this.#options = { ...DEFAULT_BACKCHANNEL_DELIVERY_OPTIONS, ...options };
     this.#places = new Places(this.#options.concurrent);
@@ -138,32 +143,25 @@ export class BackchannelDelivery {
     uri: string,
     token: string,
   ): Promise<{ delivered: true } | { delivered: false; retry: boolean; reason: string }> {
-    const { timeoutMs } = this.#options;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      const response = await this.fetchImpl(uri, {
+      const response = await this.fetcher.send({
+        url: uri,
         method: 'POST',
+        author: 'operator',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ logout_token: token }).toString(),
-        redirect: 'manual',
-        signal: controller.signal,
+        timeoutMs: this.#options.timeoutMs,
+        ignoreBody: true,
       });
-      await response.body?.cancel().catch(() => {});
       if (response.status === 200 || response.status === 204) return { delivered: true };
       return {
         delivered: false,
         retry: isTransient(response.status),
         reason: `answered HTTP ${response.status}`,
       };
-    } catch {
-      const reason = controller.signal.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : 'could not be reached';
-      return { delivered: false, retry: true, reason };
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
+    } catch (error) {
+      const reason = error instanceof OutboundError ? error.message : 'could not be reached';
+      return { delivered: false, retry: isTransientFailure(error), reason };
     }
   }
 }
