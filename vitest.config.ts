@@ -8,6 +8,7 @@ const workspacePackages = [
   'fastify',
   'hono',
   'node-crypto',
+  'node-outbound',
   'server',
   'store-postgres',
   'store-redis',

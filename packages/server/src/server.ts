@@ -7,6 +7,7 @@ import {
 } from '@gatehouse-oidc/core';
 import { gatehouse } from '@gatehouse-oidc/fastify';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/routes.js';
 import { WebhookPush, type WebhookPushOptions } from './ciba/webhook-push.js';
@@ -53,7 +54,10 @@ export interface ServerOptions {
   healthTimeoutMs?: number;
   /** Milliseconds since the epoch, for the provider, the default store and the login throttle. */
   now?: () => number;
-  /** Outbound calls (clients' jwks_uri, back-channel logout); the global fetch by default. */
+  /**
+   * The fetch of outbound calls (clients' jwks_uri, back-channel logout), bounded like the
+   * default; without it `nodeOutbound()`, which also keeps outside URLs off private addresses.
+   */
   fetch?: typeof fetch;
   /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */
   authenticatorPush?: AuthenticatorPush;
@@ -121,7 +125,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       interactionsPerRealm: config.limits.interactions_per_realm,
       logoutConfirmationsPerRealm: config.limits.logout_confirmations_per_realm,
     },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : { outbound: nodeOutbound() }),
     // The logout pages speak the language the login pages would for the same ui_locales.
     logoutMessages: (uiLocales) => MESSAGES[pickLocale(uiLocales)].logout,
     onError: report,
