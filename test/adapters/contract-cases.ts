@@ -24,6 +24,16 @@ import {
 
 const realmPath = (endpoint: string, prefix = PREFIX) => `${prefix}/oauth/test/${endpoint}`;
 const DISCOVERY = realmPath('.well-known/openid-configuration');
+/** RFC 8414 §3.1: the well-known segment between the host and the issuer's path. */
+const atHostRoot = (name: string, realm = 'test') => `/.well-known/${name}${PREFIX}/oauth/${realm}`;
+const expectMetadata = (snapshot: Snapshot) => {
+  expect(snapshot.status).toBe(200);
+  expect(snapshot.headers['content-type']).toMatch(/^application\/json/);
+  expect(JSON.parse(snapshot.body)).toMatchObject({
+    issuer: `${BASE_URL}/oauth/test`,
+    token_endpoint: `${BASE_URL}/oauth/test/token`,
+  });
+};
 export const TOKEN = realmPath('token');
 const INTROSPECT = realmPath('introspect');
 const REVOKE = realmPath('revoke');
@@ -79,6 +89,60 @@ export const CASES: ContractCase[] = [
         issuer: `${BASE_URL}/oauth/test`,
         token_endpoint: `${BASE_URL}/oauth/test/token`,
       });
+    },
+    survivesPreParsing: true,
+  },
+  {
+    name: 'RFC 8414 metadata below the issuer',
+    request: () => ({ path: realmPath('.well-known/oauth-authorization-server') }),
+    expected: expectMetadata,
+    survivesPreParsing: true,
+  },
+  {
+    name: 'RFC 8414 metadata at the host root',
+    request: () => ({ path: atHostRoot('oauth-authorization-server') }),
+    expected: expectMetadata,
+    survivesPreParsing: true,
+  },
+  {
+    name: 'OpenID metadata at the host root',
+    request: () => ({ path: atHostRoot('openid-configuration') }),
+    expected: expectMetadata,
+    survivesPreParsing: true,
+  },
+  {
+    name: 'HEAD of the metadata at the host root',
+    request: () => ({ method: 'HEAD', path: atHostRoot('oauth-authorization-server') }),
+    expected: (snapshot) => {
+      expect(snapshot).toMatchObject({ status: 200, body: '' });
+      expect(snapshot.headers['content-type']).toMatch(/^application\/json/);
+    },
+    survivesPreParsing: true,
+  },
+  {
+    name: 'an unknown realm at the host root',
+    request: () => ({ path: atHostRoot('oauth-authorization-server', 'nope') }),
+    expected: expectError(404, 'not_found', 'unknown realm'),
+    survivesPreParsing: true,
+  },
+  {
+    name: 'the host root without the issuer path',
+    request: () => ({ path: '/.well-known/openid-configuration/oauth/test' }),
+    expected: expectError(404, 'not_found', 'no such endpoint'),
+    survivesPreParsing: true,
+  },
+  {
+    name: 'the bare well-known root',
+    request: () => ({ path: '/.well-known/oauth-authorization-server' }),
+    expected: expectError(404, 'not_found', 'no such endpoint'),
+    survivesPreParsing: true,
+  },
+  {
+    name: 'POST on the metadata at the host root',
+    request: () => postForm(atHostRoot('oauth-authorization-server'), ''),
+    expected: (snapshot) => {
+      expectError(405, 'invalid_request', 'method not allowed')(snapshot);
+      expect(snapshot.headers.allow).toBe('GET, HEAD, OPTIONS');
     },
     survivesPreParsing: true,
   },

@@ -12,7 +12,10 @@ export const PREFIX = '/auth';
 export const SECOND_PREFIX = '/tenants/two';
 export const MAX_BODY_BYTES = 4096;
 
-/** The suite's two mounts: a provider with a small body limit, and one under another base URL. */
+/**
+ * The suite's two mounts: a provider with a small body limit, whose metadata the host's root
+ * answers too, and one under another base URL.
+ */
 export async function contractMounts(): Promise<{ mounts: Mount[]; close(): Promise<void> }> {
   const clock = fakeClock();
   const realms = [testRealm(await clientKeyPair())];
@@ -25,7 +28,7 @@ export async function contractMounts(): Promise<{ mounts: Mount[]; close(): Prom
   const secondProvider = createProvider({ baseUrl: SECOND_BASE_URL, realms, now: clock.now });
   return {
     mounts: [
-      { prefix: PREFIX, provider },
+      { prefix: PREFIX, provider, atHostRoot: true },
       { prefix: SECOND_PREFIX, provider: secondProvider },
     ],
     async close() {

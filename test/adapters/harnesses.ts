@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { gatehouse as expressGatehouse } from '@gatehouse-oidc/express';
-import { gatehouse as fastifyGatehouse } from '@gatehouse-oidc/fastify';
+import {
+  gatehouse as expressGatehouse,
+  gatehouseWellKnown as expressWellKnown,
+} from '@gatehouse-oidc/express';
+import {
+  gatehouse as fastifyGatehouse,
+  gatehouseWellKnown as fastifyWellKnown,
+} from '@gatehouse-oidc/fastify';
 import { serve } from '@hono/node-server';
 import express, { type RequestHandler } from 'express';
 import express4 from 'express4';
@@ -56,7 +62,10 @@ export function expressHarness(
       app.post('/echo', (req, res) => {
         res.json(req.body);
       });
-      for (const { prefix, provider } of mounts) app.use(prefix, expressGatehouse(provider));
+      for (const { prefix, provider, atHostRoot } of mounts) {
+        if (atHostRoot) app.use(expressWellKnown(provider));
+        app.use(prefix, expressGatehouse(provider));
+      }
       return listening(app.listen(0, '127.0.0.1'));
     },
   };
@@ -80,8 +89,10 @@ export const fastifyHarness = ({ name, Fastify }: FastifyMajor): AdapterHarness 
     const app = Fastify();
     app.get('/hello', async () => HELLO);
     app.post('/echo', async (request) => request.body);
-    for (const { prefix, provider } of mounts)
+    for (const { prefix, provider, atHostRoot } of mounts) {
+      if (atHostRoot) await app.register(fastifyWellKnown, { provider });
       await app.register(fastifyGatehouse, { provider, prefix });
+    }
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { origin: originOf(app.server.address()), close: () => app.close() };
   },

@@ -1,5 +1,5 @@
 import type { Provider } from '@gatehouse-oidc/core';
-import { gatehouse } from '@gatehouse-oidc/hono';
+import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/hono';
 import { Hono } from 'hono';
 
 // Imports no Node module: test/runtimes runs this host app on Bun, Deno and workerd.
@@ -8,6 +8,8 @@ import { Hono } from 'hono';
 export interface Mount {
   prefix: string;
   provider: Provider;
+  /** Its realms' metadata is also answered at the host's root (RFC 8414 path insertion). */
+  atHostRoot?: boolean;
 }
 
 export const HELLO = 'hello from the host app';
@@ -17,6 +19,9 @@ export function honoHostApp(mounts: readonly Mount[]): Hono {
   const app = new Hono();
   app.get('/hello', (c) => c.text(HELLO));
   app.post('/echo', async (c) => c.json(await c.req.json()));
-  for (const { prefix, provider } of mounts) app.route(prefix, gatehouse(provider));
+  for (const { prefix, provider, atHostRoot } of mounts) {
+    if (atHostRoot) app.route('/', gatehouseWellKnown(provider));
+    app.route(prefix, gatehouse(provider));
+  }
   return app;
 }

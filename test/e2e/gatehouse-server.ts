@@ -27,8 +27,8 @@ export interface RunningGatehouse {
 export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl'>;
 
 /**
- * Gatehouse mounted under a prefix in a host app of one framework, over real HTTP on a loopback
- * port. The provider's base URL is a public https URL rather than the loopback origin, because
+ * Gatehouse mounted under a prefix in a host app of one framework, with its metadata also at the
+ * host's root (RFC 8414 path insertion), over real HTTP on a loopback port. The provider's base URL is a public https URL rather than the loopback origin, because
  * the shared harnesses take a built provider and only then listen on a port. Every URL a relying party
  * sees therefore comes from configuration, none from the Host header it actually sent.
  */
@@ -39,7 +39,7 @@ export async function startGatehouse(
 ): Promise<RunningGatehouse> {
   const baseUrl = `${PUBLIC_ORIGIN}${PREFIX}`;
   const provider = createProvider({ baseUrl, realms, ...host });
-  const app = await harness.start([{ prefix: PREFIX, provider }]);
+  const app = await harness.start([{ prefix: PREFIX, provider, atHostRoot: true }]);
   return {
     issuer: (realmName) => `${baseUrl}/oauth/${realmName}`,
     fetch: loopbackFetch(app.origin),

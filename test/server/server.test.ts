@@ -206,6 +206,32 @@ describe('buildServer', () => {
     });
   });
 
+  it.each([
+    ['https://id.example.com', '/.well-known/oauth-authorization-server/oauth/demo'],
+    ['https://id.example.com', '/.well-known/openid-configuration/oauth/demo'],
+    ['https://id.example.com', '/oauth/demo/.well-known/oauth-authorization-server'],
+    ['https://example.com/idp', '/.well-known/oauth-authorization-server/idp/oauth/demo'],
+  ])('under %s, answers the realm metadata at %s (RFC 8414)', async (baseUrl, url) => {
+    const { app } = start({ base_url: baseUrl });
+    const response = await app.inject({ url });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      issuer: `${baseUrl}/oauth/demo`,
+      authorization_response_iss_parameter_supported: true,
+    });
+  });
+
+  it.each([
+    ['/.well-known/oauth-authorization-server/oauth/nope', 'unknown realm'],
+    ['/.well-known/openid-configuration/elsewhere/oauth/demo', 'no such endpoint'],
+    ['/.well-known/oauth-authorization-server', 'no such endpoint'],
+  ])('answers %s with a JSON 404', async (url, description) => {
+    const response = await start().app.inject({ url });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.json()).toEqual({ error: 'not_found', error_description: description });
+  });
+
   it('offers RS256 ID tokens in every realm, and publishes an RS256 key once a client uses them', async () => {
     const { app } = start({ 'realms.0.clients.2.id_token_signed_response_alg': 'RS256' });
     const metadata = (

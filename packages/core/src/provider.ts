@@ -15,7 +15,7 @@ import type { ErrorDialect } from './errors/codes.js';
 import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
 import { type EventListener, eventSink } from './events/emit.js';
-import { rememberBodyLimit } from './http/body-limit.js';
+import { rememberAdapterFacts } from './http/adapter-facts.js';
 import { preflightResponse, withRealmCors } from './http/cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails, InteractionResult } from './interactions/interaction.js';
@@ -353,6 +353,8 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     close: () => store.close(),
   };
-  rememberBodyLimit(provider, maxBodyBytes);
+  // The path clients send for the base URL: where RFC 8414 path insertion puts the issuer's path.
+  const basePath = new URL(baseUrl).pathname.replace(/\/$/, '');
+  rememberAdapterFacts(provider, { maxBodyBytes, basePath });
   return provider;
 }

@@ -24,13 +24,13 @@ export interface Route {
 
 const GET = ['GET', 'HEAD'] as const;
 const POST = ['POST'] as const;
+const METADATA: Route = { methods: [...GET, 'OPTIONS'], handler: discoveryEndpoint, cors: true };
 
 /** Endpoints by their path below `/oauth/{realm}/`. */
 export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
-  [
-    ENDPOINT_PATHS.discovery,
-    { methods: [...GET, 'OPTIONS'], handler: discoveryEndpoint, cors: true },
-  ],
+  [ENDPOINT_PATHS.discovery, METADATA],
+  // RFC 8414 §3: the same document where OAuth clients look for it.
+  [ENDPOINT_PATHS.authorizationServerMetadata, METADATA],
   [ENDPOINT_PATHS.jwks, { methods: [...GET, 'OPTIONS'], handler: jwksEndpoint, cors: true }],
   [ENDPOINT_PATHS.token, { methods: [...POST, 'OPTIONS'], handler: tokenEndpoint, cors: true }],
   // Introspection is for resource servers, never for a script in a browser: no CORS.

@@ -8,6 +8,8 @@ import {
   isFormUrlEncoded,
   joinHeaderValues,
   payloadTooLargeResponse,
+  WELL_KNOWN_ROOTS,
+  wellKnownRequest,
 } from '@gatehouse-oidc/core/adapter';
 import type { Request, RequestHandler } from 'express';
 import { bodyUnavailableResponse, formFromParsedBody } from './parsed-form.js';
@@ -20,16 +22,38 @@ import { readBody } from './read-body.js';
 export function gatehouse(provider: Provider): RequestHandler {
   return (req, res, next) => {
     // Errors (even from writing, when the app answered first) go to Express, never unhandled.
-    answer(provider, req)
+    answer(provider, req, requestLine(req, req.url))
       .then((response) => send(res, response))
       .catch(next);
   };
 }
 
-async function answer(provider: Provider, req: Request): Promise<GatehouseResponse> {
+/**
+ * Answers, at the host's root, the paths where clients look for a realm's metadata by RFC 8414
+ * path insertion (`/.well-known/oauth-authorization-server/{issuer path}`, and the same with
+ * `openid-configuration`), which a provider mounted below a prefix cannot reach: mount it with
+ * `app.use(gatehouseWellKnown(provider))`. Every other request goes on to the app's next route.
+ */
+export function gatehouseWellKnown(provider: Provider): RequestHandler {
+  return (req, res, next) => {
+    const line = requestLine(req, req.originalUrl);
+    if (!WELL_KNOWN_ROOTS.some((root) => line.path === root || line.path.startsWith(`${root}/`))) {
+      next();
+      return;
+    }
+    answer(provider, req, wellKnownRequest(provider, line))
+      .then((response) => send(res, response))
+      .catch(next);
+  };
+}
+
+async function answer(
+  provider: Provider,
+  req: Request,
+  exchange: GatehouseRequest,
+): Promise<GatehouseResponse> {
   const limit = bodyLimit(provider);
   if (Number(req.headers['content-length']) > limit) return payloadTooLargeResponse();
-  const exchange = requestLine(req);
   if (req.readableDidRead || req.readableEnded) return answerReadBody(provider, exchange, req);
   if (req.method === 'GET' || req.method === 'HEAD') return provider.handle(exchange);
   const body = await readBody(req, limit);
@@ -72,13 +96,16 @@ function holdsParsedBody(req: Request & { _body?: boolean }): boolean {
   return req._body === true || req.headers['content-length'] === '0';
 }
 
-/** Method, path below the mount point (Express strips it from `req.url`), query and headers. */
-function requestLine(req: Request): GatehouseRequest {
-  const queryAt = req.url.indexOf('?');
+/**
+ * Method, path, query and headers; the path of `url`: `req.url` is below the mount point (Express
+ * strips it), `req.originalUrl` from the host's root.
+ */
+function requestLine(req: Request, url: string): GatehouseRequest {
+  const queryAt = url.indexOf('?');
   return {
     method: req.method,
-    path: queryAt === -1 ? req.url : req.url.slice(0, queryAt),
-    query: queryAt === -1 ? '' : req.url.slice(queryAt + 1),
+    path: queryAt === -1 ? url : url.slice(0, queryAt),
+    query: queryAt === -1 ? '' : url.slice(queryAt + 1),
     headers: joinHeaderValues(req.headers),
   };
 }

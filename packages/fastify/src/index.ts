@@ -5,8 +5,16 @@ import {
   type GatehouseResponse,
   joinHeaderValues,
   payloadTooLargeResponse,
+  WELL_KNOWN_ROOTS,
+  wellKnownRequest,
 } from '@gatehouse-oidc/core/adapter';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 
 export interface GatehouseFastifyOptions {
   provider: Provider;
@@ -19,6 +27,36 @@ export interface GatehouseFastifyOptions {
  */
 export const gatehouse: FastifyPluginAsync<GatehouseFastifyOptions> = async (app, { provider }) => {
   const prefix = app.prefix;
+  takeRawBodies(app, provider);
+  const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(reply, await provider.handle(toGatehouseRequest(request, prefix)));
+  // `/` answers the bare prefix, `/*` everything below it.
+  app.all('/', handler);
+  app.all('/*', handler);
+};
+
+/**
+ * Answers, at the host's root, the paths where clients look for a realm's metadata by RFC 8414
+ * path insertion (`/.well-known/oauth-authorization-server/{issuer path}`, and the same with
+ * `openid-configuration`), which a provider registered under a prefix cannot reach:
+ * `app.register(gatehouseWellKnown, { provider })`, without a prefix. Encapsulated like
+ * `gatehouse`.
+ */
+export const gatehouseWellKnown: FastifyPluginAsync<GatehouseFastifyOptions> = async (
+  app,
+  { provider },
+) => {
+  takeRawBodies(app, provider);
+  const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(reply, await provider.handle(wellKnownRequest(provider, toGatehouseRequest(request, ''))));
+  for (const root of WELL_KNOWN_ROOTS) {
+    app.all(root, handler);
+    app.all(`${root}/*`, handler);
+  }
+};
+
+/** Bodies reach the core as bytes, within its limit, for this plugin's routes only. */
+function takeRawBodies(app: FastifyInstance, provider: Provider): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',
@@ -29,13 +67,7 @@ export const gatehouse: FastifyPluginAsync<GatehouseFastifyOptions> = async (app
     if (error.statusCode === 413) return send(reply, payloadTooLargeResponse());
     throw error;
   });
-
-  const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-    send(reply, await provider.handle(toGatehouseRequest(request, prefix)));
-  // `/` answers the bare prefix, `/*` everything below it.
-  app.all('/', handler);
-  app.all('/*', handler);
-};
+}
 
 /** Built from the raw URL so neither the path nor the query is decoded on the way to the core. */
 function toGatehouseRequest(request: FastifyRequest, prefix: string): GatehouseRequest {

@@ -6,6 +6,8 @@ import {
   type GatehouseResponse,
   payloadTooLargeResponse,
   readBodyStream,
+  WELL_KNOWN_ROOTS,
+  wellKnownRequest,
 } from '@gatehouse-oidc/core/adapter';
 import { type Context, Hono } from 'hono';
 import { basePath } from 'hono/route';
@@ -16,15 +18,37 @@ import { basePath } from 'hono/route';
  */
 export function gatehouse(provider: Provider): Hono {
   const app = new Hono();
-  app.all('*', async (c) => toResponse(await answer(provider, c)));
+  app.all('*', async (c) =>
+    toResponse(await answer(provider, c, requestLine(c.req.raw, basePath(c).replace(/\/$/, '')))),
+  );
   return app;
 }
 
-async function answer(provider: Provider, c: Context): Promise<GatehouseResponse> {
+/**
+ * Answers, at the host's root, the paths where clients look for a realm's metadata by RFC 8414
+ * path insertion (`/.well-known/oauth-authorization-server/{issuer path}`, and the same with
+ * `openid-configuration`), which a provider mounted below a prefix cannot reach:
+ * `app.route('/', gatehouseWellKnown(provider))`.
+ */
+export function gatehouseWellKnown(provider: Provider): Hono {
+  const app = new Hono();
+  const handler = async (c: Context) =>
+    toResponse(await answer(provider, c, wellKnownRequest(provider, requestLine(c.req.raw, ''))));
+  for (const root of WELL_KNOWN_ROOTS) {
+    app.all(root, handler);
+    app.all(`${root}/*`, handler);
+  }
+  return app;
+}
+
+async function answer(
+  provider: Provider,
+  c: Context,
+  exchange: GatehouseRequest,
+): Promise<GatehouseResponse> {
   const request = c.req.raw;
   const limit = bodyLimit(provider);
   if (Number(request.headers.get('content-length')) > limit) return payloadTooLargeResponse();
-  const exchange = requestLine(request, basePath(c).replace(/\/$/, ''));
   if (!request.body) return provider.handle(exchange);
   const body = await readBodyStream(request.body, limit);
   return body === BODY_TOO_LARGE

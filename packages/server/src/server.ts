@@ -5,7 +5,7 @@ import {
   type Provider,
   type Store,
 } from '@gatehouse-oidc/core';
-import { gatehouse } from '@gatehouse-oidc/fastify';
+import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/fastify';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
 import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -84,8 +84,10 @@ export interface Server {
 
 /**
  * The standalone server: Gatehouse mounted at the root of a Fastify app (so realm R's issuer is
- * `{base_url}/oauth/R`), its login and consent pages at `{issuer}/interaction/{id}`, plus
- * `/healthz` and, when an admin_token is set, `/admin/*`. The store is the one `store` names;
+ * `{base_url}/oauth/R`), its login and consent pages at `{issuer}/interaction/{id}`, each realm's
+ * metadata also at `/.well-known/oauth-authorization-server{issuer path}` and
+ * `/.well-known/openid-configuration{issuer path}` (RFC 8414 §3.1), plus `/healthz` and, when
+ * an admin_token is set, `/admin/*`. The store is the one `store` names;
  * a PostgreSQL store's schema is created when the app gets ready, unless `migrate_on_start` is
  * false. Closing the app closes the provider and its store.
  */
@@ -177,6 +179,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     report,
   });
   app.register(gatehouse, { provider });
+  app.register(gatehouseWellKnown, { provider });
   // Plain-text passwords are hashed in the background once the server listens rather than at the
   // first login (tests that only inject requests hash them when a login first needs them). A
   // failure is retried by that first login.

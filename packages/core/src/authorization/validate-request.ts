@@ -8,6 +8,7 @@ import type { Client, Realm } from '../realms/realm.js';
 import { redirected, shownAtProvider } from './authorization-error.js';
 import { requestedClaims } from './claims-request.js';
 import type { ResponseTarget } from './redirect.js';
+import { isRegisteredRedirectUri } from './redirect-uri-match.js';
 import type { AuthorizationRequest, Prompt, ResponseMode, ResponseType } from './request.js';
 import { responseModeInRequestObject } from './request-object-mode.js';
 import {
@@ -57,8 +58,8 @@ export interface TrustedTarget {
 
 /**
  * docs/interface.md §7.1: until client_id names a client of the realm and redirect_uri is one of
- * its registered URIs — compared as exact strings, no normalisation of case, encoding or trailing
- * slashes — nothing may be redirected.
+ * its registered URIs (redirect-uri-match.ts: exact strings, a native client's loopback port
+ * aside) nothing may be redirected.
  */
 export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
   if (params.repeated.has('client_id') || params.repeated.has('redirect_uri')) {
@@ -69,7 +70,7 @@ export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
   if (!client)
     throw shownAtProvider('invalid_client_id', 'client_id is not a client of this realm');
   const redirectUri = params.get('redirect_uri');
-  if (redirectUri === undefined || !client.config.redirect_uris.includes(redirectUri)) {
+  if (redirectUri === undefined || !isRegisteredRedirectUri(client, redirectUri)) {
     throw shownAtProvider('invalid_redirect_uri', 'redirect_uri is not registered for this client');
   }
   const responseType = parseResponseType(params.get('response_type') ?? '');

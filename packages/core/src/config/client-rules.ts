@@ -1,5 +1,6 @@
 import { CIBA_GRANT_TYPE, type ClientConfig, HMAC_ALGORITHMS } from './client.js';
 import type { ConfigIssue } from './issues.js';
+import { isLoopbackRedirectUri } from './loopback-redirect.js';
 import { isHttpsOrLoopback, splitScope } from './primitives.js';
 
 const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic', 'client_secret_jwt']);
@@ -91,16 +92,23 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
   }
   // OpenID Connect Dynamic Client Registration §2 (application_type): a web client's redirect
   // URIs are https; plain http only back to this machine, for development.
-  if (client.application_type === 'web') {
-    client.redirect_uris.forEach((uri, index) => {
-      if (/^http:/i.test(uri) && !isHttpsOrLoopback(uri)) {
-        problem(
-          `redirect_uris[${index}]`,
-          'must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
-        );
-      }
-    });
-  }
+  // RFC 8252 §7.3 and §8.3: a native client's plain http is a loopback redirect, written as the
+  // port-free match of redirect-uri-match.ts reads it.
+  client.redirect_uris.forEach((uri, index) => {
+    if (!/^http:/i.test(uri)) return;
+    if (client.application_type === 'web' && !isHttpsOrLoopback(uri)) {
+      problem(
+        `redirect_uris[${index}]`,
+        'must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+      );
+    }
+    if (client.application_type === 'native' && !isLoopbackRedirectUri(uri)) {
+      problem(
+        `redirect_uris[${index}]`,
+        'must be a loopback URI for a native client when it is plain http: http://127.0.0.1, http://[::1] or http://localhost, in lower case, without userinfo (RFC 8252 §7.3)',
+      );
+    }
+  });
 
   // RFC 9700 §2.1.1: without a secret, PKCE is all that stops a stolen code being redeemed.
   if (method === 'none' && !client.require_pkce) {

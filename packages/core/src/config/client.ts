@@ -144,7 +144,9 @@ export const clientSchema = z.strictObject({
   redirect_uris: z
     .array(redirectUri)
     .default([])
-    .describe('Registered redirect URIs: absolute, no fragment, matched exactly.'),
+    .describe(
+      "Registered redirect URIs: absolute, no fragment, matched exactly. A `native` client's plain http ones must be loopback URIs (`http://127.0.0.1`, `http://[::1]` or `http://localhost`, a path and query after), and a request's redirect_uri matches them with any port (RFC 8252 §7.3); a web client never gets port freedom.",
+    ),
   allowed_origins: z
     .array(webOrigin)
     .optional()

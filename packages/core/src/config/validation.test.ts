@@ -235,6 +235,26 @@ describe('client rules (client-rules.ts)', () => {
       ],
     },
     {
+      name: 'a native client redirecting to plain http that is no loopback URI',
+      mutate: (d) => {
+        d.client(4).redirect_uris = [
+          'com.example.app:/cb',
+          'http://127.0.0.1/cb',
+          'http://[::1]:8400/cb?app=cli',
+          'http://localhost/',
+          'https://app.example.com/cb',
+          'http://app.example.com/cb',
+          'http://user@127.0.0.1/cb',
+          'HTTP://127.0.0.1/cb',
+          'http://10.0.0.1/cb',
+        ];
+      },
+      issues: [5, 6, 7, 8].map((index) => [
+        at(4, `redirect_uris[${index}]`),
+        'must be a loopback URI for a native client when it is plain http',
+      ]),
+    },
+    {
       name: "a default scope outside the client's scope",
       mutate: (d) => {
         d.client(0).default_scope = 'api:read openid';

@@ -2,6 +2,7 @@ import { answerAuthorization } from '../authorization/answer.js';
 import { redirected, shownAtProvider } from '../authorization/authorization-error.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
 import { targetOf } from '../authorization/redirect.js';
+import { isRegisteredRedirectUri } from '../authorization/redirect-uri-match.js';
 import { consentScopes } from '../authorization/request.js';
 import { type ConsentRecord, giveConsent } from '../consent/consents.js';
 import { type EndpointHandler, nowSeconds } from '../context.js';
@@ -39,7 +40,7 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
     const authorization = interaction.request;
     // The configuration may have changed while the user was signing in.
     const client = context.realm.clients.get(authorization.clientId);
-    if (!client?.config.redirect_uris.includes(authorization.redirectUri)) {
+    if (!client || !isRegisteredRedirectUri(client, authorization.redirectUri)) {
       throw shownAtProvider(
         'invalid_request',
         'the application of this sign-in is no longer registered for it; start again',

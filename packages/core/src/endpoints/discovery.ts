@@ -34,7 +34,9 @@ const ASSERTION_ALGORITHMS = [...HMAC_ALGORITHMS, ...ASYMMETRIC_ASSERTION_ALGORI
 const AUTHENTICATING_METHODS = SUPPORTED_CLIENT_AUTH_METHODS.filter((method) => method !== 'none');
 
 /**
- * OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414) for what this realm implements.
+ * OpenID Provider Metadata (OIDC Discovery 1.0 §3), which is also the realm's OAuth 2.0
+ * Authorization Server Metadata (RFC 8414), for what this realm implements; served at both
+ * well-known paths below the issuer, and at the host's root by path insertion (adapter entry).
  * Every URL is built from the configured base URL, never from request headers.
  */
 export const discoveryEndpoint: EndpointHandler = async (request, context) =>

@@ -1,6 +1,7 @@
 /** Endpoint paths below a realm's issuer. Discovery publishes `{issuer}/{path}`. */
 export const ENDPOINT_PATHS = {
   discovery: '.well-known/openid-configuration',
+  authorizationServerMetadata: '.well-known/oauth-authorization-server',
   jwks: 'jwks',
   token: 'token',
   introspection: 'introspect',

@@ -12,4 +12,13 @@ describe('redirectSources', () => {
       ]),
     ).toEqual(['https://app.example.com', 'http://127.0.0.1:8080', 'com.example.app:']);
   });
+
+  it('lets a native app be redirected to its loopback host on any port', () => {
+    expect(
+      redirectSources(
+        ['http://127.0.0.1/callback', 'http://[::1]:8400/cb', 'https://app.example.com/cb'],
+        'native',
+      ),
+    ).toEqual(['http://127.0.0.1:*', 'http://[::1]:*', 'https://app.example.com']);
+  });
 });
