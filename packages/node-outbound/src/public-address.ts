@@ -1,4 +1,7 @@
-import ipaddr = require('ipaddr.js');
+import { createRequire } from 'node:module';
+
+// ipaddr.js is CommonJS whose one export Node.js gives an ES module as `default` alone.
+const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof import('ipaddr.js');
 
 /**
  * Whether an IP address is public unicast: not loopback, private, link-local, unique-local,
