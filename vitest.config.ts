@@ -8,6 +8,7 @@ const workspacePackages = [
   'fastify',
   'hono',
   'node-crypto',
+  'resource-server',
   'server',
   'store-postgres',
   'store-redis',
