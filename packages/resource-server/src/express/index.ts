@@ -24,14 +24,17 @@ declare global {
 export function requireToken(server: ResourceServer, requirement?: Requirement): RequestHandler {
   return (req, res, next) => {
     const request = { method: req.method, url: req.originalUrl, headers: nodeHeaders(req.headers) };
-    server.verify(request, requirement).then((verdict) => {
-      if (verdict.ok) {
-        req.accessToken = verdict.token;
-        next();
-      } else {
-        res.status(verdict.status).set(verdict.headers).send(verdict.body);
-      }
-    }, next);
+    server
+      .verify(request, requirement)
+      .then((verdict) => {
+        if (verdict.ok) {
+          req.accessToken = verdict.token;
+          next();
+        } else {
+          res.status(verdict.status).set(verdict.headers).send(verdict.body);
+        }
+      })
+      .catch(next);
   };
 }
 
