@@ -9,6 +9,7 @@ const workspacePackages = [
   'hono',
   'node-crypto',
   'node-outbound',
+  'resource-server',
   'server',
   'store-postgres',
   'store-redis',

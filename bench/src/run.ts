@@ -13,8 +13,14 @@ import {
   serviceLines,
   storeOpLines,
 } from './report.js';
+import { measureVerification, verificationLines } from './resource-server-verify.js';
 import { scenarioRequests } from './scenario-requests.js';
-import { ANONYMOUS_MEMORY, type RequestScenarioName, SCENARIOS } from './scenarios.js';
+import {
+  ANONYMOUS_MEMORY,
+  RESOURCE_SERVER_VERIFY,
+  type RequestScenarioName,
+  SCENARIOS,
+} from './scenarios.js';
 import type { ServerName } from './server-names.js';
 import type { ServerCounters } from './servers/running-server.js';
 import { readSettings } from './settings.js';
@@ -42,6 +48,12 @@ for (const scenario of settings.scenarios) {
   if (scenario === ANONYMOUS_MEMORY) {
     console.log(`\n== ${scenario}`);
     if (!(await anonymousMemory(settings))) invalid.push(scenario);
+    continue;
+  }
+  if (scenario === RESOURCE_SERVER_VERIFY) {
+    console.log(`\n== ${scenario}`);
+    const figures = await measureVerification(settings.verifyCalls, Math.max(9, settings.rounds));
+    for (const line of verificationLines(figures)) console.log(line);
     continue;
   }
   const servers = settings.servers.filter((name) => SCENARIOS.get(scenario)?.includes(name));

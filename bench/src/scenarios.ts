@@ -5,12 +5,18 @@ import type { GrantType } from './token-request.js';
  * A benchmarked request: a token request of one grant, or a CIBA initiation; or the flood of
  * anonymous authorization requests whose memory `anonymous_memory` measures (anonymous-memory.ts).
  */
-export type ScenarioName = RequestScenarioName | typeof ANONYMOUS_MEMORY;
+export type ScenarioName =
+  | RequestScenarioName
+  | typeof ANONYMOUS_MEMORY
+  | typeof RESOURCE_SERVER_VERIFY;
 /** The scenarios that load one request on the servers of SCENARIOS. */
 export type RequestScenarioName = GrantType | 'ciba_initiation';
 
 /** A million requests per server take minutes: run only when BENCH_SCENARIOS names it. */
 export const ANONYMOUS_MEMORY = 'anonymous_memory';
+
+/** The resource-server kit's JWT verification beside jose's, in process (resource-server-verify.ts). */
+export const RESOURCE_SERVER_VERIFY = 'resource_server_verify';
 
 /**
  * The benchmarked requests and the servers measured on each. The ceiling answers
@@ -26,7 +32,10 @@ export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> 
 ]);
 
 /** What `pnpm bench` runs when BENCH_SCENARIOS is unset. */
-export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [...SCENARIOS.keys()];
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [
+  ...SCENARIOS.keys(),
+  RESOURCE_SERVER_VERIFY,
+];
 
 export const SCENARIO_NAMES: readonly ScenarioName[] = [...DEFAULT_SCENARIOS, ANONYMOUS_MEMORY];
 

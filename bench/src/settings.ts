@@ -27,6 +27,8 @@ export interface BenchSettings {
    * a run that spends its whole pool fails rather than measure errors.
    */
   readonly poolRate: number;
+  /** Calls per round of each side of the `resource_server_verify` scenario. */
+  readonly verifyCalls: number;
   /** Requests per server of the `anonymous_memory` scenario. */
   readonly floodRequests: number;
   /** When set, each server's main thread is profiled over the measured run, into `<dir>/<scenario>/<server>.cpuprofile`. */
@@ -44,6 +46,7 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
     warmup: positiveInteger(env, 'BENCH_WARMUP', 3),
     poolRate: positiveInteger(env, 'BENCH_POOL_RATE', 12_000),
     floodRequests: positiveInteger(env, 'BENCH_FLOOD_REQUESTS', 1_000_000),
+    verifyCalls: positiveInteger(env, 'BENCH_VERIFY_CALLS', 2_000),
     // Relative to where `pnpm bench` was typed (pnpm runs the script inside bench/).
     cpuProfileDir: env.BENCH_CPU_PROFILE_DIR
       ? resolve(env.INIT_CWD ?? process.cwd(), env.BENCH_CPU_PROFILE_DIR)

@@ -12,7 +12,13 @@ import { readSettings } from '../../bench/src/settings.js';
 describe('bench settings', () => {
   it('runs every scenario on every server by default', () => {
     expect(readSettings({})).toMatchObject({
-      scenarios: ['client_credentials', 'authorization_code', 'refresh_token', 'ciba_initiation'],
+      scenarios: [
+        'client_credentials',
+        'authorization_code',
+        'refresh_token',
+        'ciba_initiation',
+        'resource_server_verify',
+      ],
       servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
       poolRate: 12_000,
       rounds: 1,
