@@ -119,6 +119,15 @@ async function writeRecord(
   return !kept;
 }
 
+/**
+ * A client-credentials token: the client's own, with no user behind it (its `sub` is the
+ * client_id). A user's token is issued under a grant, though under no-store its claims do not
+ * say which, so there a `sub` other than the client_id tells it apart.
+ */
+export function isClientsOwnToken(record: AccessTokenRecord): boolean {
+  return record.grant_id === undefined && record.sub === record.client_id;
+}
+
 /** Exactly two dots, counted without splitting: this runs for every token issued and looked up. */
 export function looksLikeJwt(token: string): boolean {
   const first = token.indexOf('.');
