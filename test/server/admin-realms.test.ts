@@ -348,6 +348,31 @@ describe('clients of the admin API', () => {
     },
   );
 
+  it('still lists and ends the sessions and grants of a user removed from the realm', async () => {
+    const server = start();
+    const shop = withRefreshTokens();
+    await admin(server, 'PUT', '/realms/shop', shop);
+    await webTokens(server, 'shop');
+    const users = (shop.users as { sub: string }[]).filter((user) => user.sub !== 'alice');
+    expect((await admin(server, 'PUT', '/realms/shop', { ...shop, users })).statusCode).toBe(200);
+
+    const sessions = await admin(server, 'GET', '/realms/shop/users/alice/sessions');
+    expect([sessions.statusCode, sessions.json().sessions.length]).toEqual([200, 1]);
+    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+    expect(grants.json().grants).toMatchObject([{ client_id: 'web' }]);
+    expect((await admin(server, 'DELETE', '/realms/shop/users/alice/sessions')).statusCode).toBe(
+      204,
+    );
+    expect((await admin(server, 'DELETE', '/realms/shop/users/alice/grants/web')).statusCode).toBe(
+      204,
+    );
+    // Nothing stored for alice now, and no account: she is unknown again.
+    for (const listed of ['sessions', 'grants']) {
+      const gone = await admin(server, 'GET', `/realms/shop/users/alice/${listed}`);
+      expect([gone.statusCode, gone.json()]).toEqual([404, { error: 'not_found' }]);
+    }
+  });
+
   it('shows a client of the config file without its secret', async () => {
     const read = await admin(start(), 'GET', '/realms/demo/clients/web');
     expect(read.statusCode).toBe(200);
