@@ -500,6 +500,42 @@ describe('POST /admin/realms/{realm}/clients/{client_id}/secret', () => {
     expect((await introspect(server, 'shop', fresh)).json()).toMatchObject({ active: true });
   });
 
+  it('with revoke_tokens also revokes what an instance that had not read the rotation issued with the old secret', async () => {
+    const clock = fakeClock();
+    const store = new MemoryStore({ now: clock.now });
+    const shared = { cookie_secret: 'rotation-cookie-secret-0123456789abcdef' };
+    const [a, b] = [
+      start(shared, { store, now: clock.now }),
+      start(shared, { store, now: clock.now }),
+    ];
+    await admin(a, 'PUT', '/realms/shop', realmObject());
+    expect((await b.app.inject(serviceTokenRequest('shop'))).statusCode).toBe(200);
+
+    const rotation = admin(a, 'POST', '/realms/shop/clients/service/secret', {
+      overlap_seconds: 0,
+      revoke_tokens: true,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    clock.advance(1);
+    // b still serves the realm as it read it a second ago: the old secret works there.
+    const late = await b.app.inject(serviceTokenRequest('shop'));
+    expect(late.statusCode).toBe(200);
+    clock.advance(1);
+    const rotated = await rotation;
+    expect(rotated.statusCode).toBe(200);
+    const answer = await a.app.inject({
+      method: 'POST',
+      url: '/oauth/shop/introspect',
+      headers: FORM_HEADERS,
+      payload: form({
+        token: late.json().access_token,
+        client_id: 'service',
+        client_secret: rotated.json().client_secret,
+      }),
+    });
+    expect(answer.json()).toEqual({ active: false });
+  });
+
   it('answers 409 for a realm of the config file, 404 for an unknown realm or client', async () => {
     const { rotate } = await shop();
     const file = await rotate({}, 'demo');
