@@ -15,6 +15,8 @@ export interface SecretRoutesOptions {
 /** Time for a token request that authenticated just before an instance read the rotation. */
 const IN_FLIGHT_MARGIN_MS = 500;
 
+const MAX_BODY_BYTES = 1024;
+
 /** A replaced secret working longer than this is no longer a rotation. */
 const MAX_OVERLAP_SECONDS = 30 * 86_400;
 
@@ -37,12 +39,19 @@ interface ClientParams {
  * `POST /admin/realms/{realm}/clients/{client_id}/secret` (docs/standalone-server.md): a new
  * generated secret while the previous one works for `overlap_seconds`, and with `revoke_tokens`
  * every token of the client revoked at once, and again once every instance uses the new secret.
- * Registered inside the realm routes, whose body parser, token check and error answers apply.
+ * Registered inside the realm routes, whose token check and error answers apply.
  */
 export const secretRoutes: FastifyPluginAsync<SecretRoutesOptions> = async (
   app,
   { editor, provider },
 ) => {
+  // The body is two settings: the admin API's small limit, not that of realms and clients.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+    (_request, body, done) => done(null, body),
+  );
   app.post<{ Params: ClientParams }>(
     '/realms/:realm/clients/:client_id/secret',
     async (request, reply) => {
