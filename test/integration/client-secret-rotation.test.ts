@@ -116,7 +116,7 @@ describe('provider.clients.revokeTokens', () => {
       clock,
       realm,
       store: () => store,
-      onEvent: (e) => events.push(e),
+      onEvent: (event) => void events.push(event),
     });
     const b = await createHarness({ clock, realm, store: () => store });
     return { a, b, clock, events };

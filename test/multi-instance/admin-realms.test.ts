@@ -37,7 +37,7 @@ const discoveryStatus = async (instance: Instance, realm: string) =>
   (await instance.fetch(`/oauth/${realm}/.well-known/openid-configuration`)).status;
 
 /** `service`'s client_credentials request to the realm: its status and token. */
-async function serviceToken(instance: Instance, secret = SECRETS.post, realm = 'shop') {
+async function serviceToken(instance: Instance, secret: string = SECRETS.post, realm = 'shop') {
   const response = await instance.fetch(`/oauth/${realm}/token`, {
     method: 'POST',
     headers: FORM_HEADERS,
