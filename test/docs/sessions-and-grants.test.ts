@@ -6,4 +6,12 @@ describe('docs/sessions-and-grants.md', () => {
     const { script, output } = documentedRun('sessions-and-grants.md', '## A complete run');
     expect(await runSnippet('sessions-demo.mts', script)).toBe(output);
   }, 30_000);
+
+  it('runs the rotation example as saved from the page, and prints what it says', async () => {
+    const { script, output } = documentedRun(
+      'sessions-and-grants.md',
+      'A client whose secret is rotated, then',
+    );
+    expect(await runSnippet('rotate-demo.mts', script)).toBe(output);
+  }, 30_000);
 });

@@ -140,6 +140,29 @@ describe('profile claims in introspection (docs/interface.md §2.6)', () => {
     });
   });
 
+  it.each(['store', 'no-store'] as const)(
+    'answers inactive under %s for a token without profile once its user no longer exists, as userinfo does',
+    async (policy) => {
+      const forgetful = mutableAccounts();
+      const other = await createHarness({
+        accounts: forgetful,
+        realm: { access_token_retention_policy: policy },
+      });
+      const token = await (await userSessions(other)).accessToken({
+        sub: 'bob',
+        scopes: ['openid', 'email'],
+      });
+      expect((await introspectOwn(other, token)).json()).toMatchObject({ active: true });
+      forgetful.delete('bob');
+      expect((await introspectOwn(other, token)).body).toBe('{"active":false}');
+      // A client-credentials token has no user to look up: no user store knows post-client.
+      const machine = await other.issueToken('post-client');
+      expect((await other.introspect('post-client', machine)).json()).toMatchObject({
+        active: true,
+      });
+    },
+  );
+
   it('works under no-store, where the token carries no grant id', async () => {
     const other = await createHarness({
       accounts: testAccounts,

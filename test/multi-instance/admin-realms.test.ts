@@ -6,7 +6,8 @@ import { type Instance, startInstances } from './instances.js';
 
 /**
  * Two `gatehouse serve` processes sharing one store: a realm or client written through the
- * admin API of one is in force at the other within the 5 seconds the contract allows.
+ * admin API of one is in force at the other within the 5 seconds the contract allows, and the
+ * tokens a deletion or a secret rotation revokes stop working at the other at once.
  */
 
 const BASE_URL = 'https://idp.admin-realms.test';
@@ -35,24 +36,34 @@ async function inForceWithin(check: () => Promise<boolean>): Promise<number> {
 const discoveryStatus = async (instance: Instance, realm: string) =>
   (await instance.fetch(`/oauth/${realm}/.well-known/openid-configuration`)).status;
 
-async function machineToken(instance: Instance): Promise<string> {
-  const response = await instance.fetch('/oauth/shop/token', {
+/** `service`'s client_credentials request to the realm: its status and token. */
+async function serviceToken(instance: Instance, secret: string = SECRETS.post, realm = 'shop') {
+  const response = await instance.fetch(`/oauth/${realm}/token`, {
     method: 'POST',
     headers: FORM_HEADERS,
     body: form({
       grant_type: 'client_credentials',
       client_id: 'service',
-      client_secret: SECRETS.post,
+      client_secret: secret,
       resource: 'https://api.example.com',
     }),
   });
   const body = (await response.json()) as { access_token: string };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.access_token;
+  return { status: response.status, token: body.access_token };
 }
 
-async function introspection(instance: Instance, token: string): Promise<{ active: boolean }> {
-  const response = await instance.fetch('/oauth/shop/introspect', {
+async function machineToken(instance: Instance, realm = 'shop'): Promise<string> {
+  const { status, token } = await serviceToken(instance, SECRETS.post, realm);
+  expect(status).toBe(200);
+  return token;
+}
+
+async function introspection(
+  instance: Instance,
+  token: string,
+  realm = 'shop',
+): Promise<{ active: boolean }> {
+  const response = await instance.fetch(`/oauth/${realm}/introspect`, {
     method: 'POST',
     headers: { ...FORM_HEADERS, authorization: basicAuthorization('api', SECRETS.api) },
     body: form({ token }),
@@ -105,13 +116,47 @@ describe.each(await storesUnderTest('admin'))('two instances sharing one $name',
         headers: ADMIN,
       });
       expect(deleted.status).toBe(204);
+      // At once at B too: the deletion revoked the client's tokens in the store.
       expect(await introspection(a, token)).toEqual({ active: false });
-      await inForceWithin(async () => !(await introspection(b, token)).active);
+      expect(await introspection(b, token)).toEqual({ active: false });
 
       expect(
         (await a.fetch('/admin/realms/shop', { method: 'DELETE', headers: ADMIN })).status,
       ).toBe(204);
       await inForceWithin(async () => (await discoveryStatus(b, 'shop')) === 404);
+    });
+
+    it('rotate a secret at A: at B the new one works within 5 s, the old one meanwhile, and revoke_tokens stops the tokens at once', async () => {
+      const vault = { ...shopRealm(), name: 'vault' };
+      const put = await a.fetch('/admin/realms/vault', {
+        method: 'PUT',
+        headers: ADMIN,
+        body: JSON.stringify(vault),
+      });
+      expect(put.status).toBe(201);
+      await inForceWithin(async () => (await discoveryStatus(b, 'vault')) === 200);
+      const token = await machineToken(b, 'vault');
+
+      const kept = await a.fetch('/admin/realms/vault/clients/service/secret', {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ overlap_seconds: 60 }),
+      });
+      const { client_secret: secret } = (await kept.json()) as { client_secret: string };
+      expect(kept.status).toBe(200);
+      expect((await serviceToken(b, SECRETS.post, 'vault')).status).toBe(200);
+      await inForceWithin(async () => (await serviceToken(b, secret, 'vault')).status === 200);
+      expect(await introspection(b, token, 'vault')).toMatchObject({ active: true });
+
+      const revoked = await b.fetch('/admin/realms/vault/clients/service/secret', {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ overlap_seconds: 0, revoke_tokens: true }),
+      });
+      expect(revoked.status).toBe(200);
+      for (const instance of [a, b]) {
+        expect(await introspection(instance, token, 'vault')).toEqual({ active: false });
+      }
     });
   });
 });

@@ -1,4 +1,5 @@
 import { MemoryStore } from '@gatehouse-oidc/core';
+import { fakeClock } from '@gatehouse-oidc/core/testing';
 import {
   buildServer,
   hashPassword,
@@ -59,7 +60,7 @@ function realmObject(name = 'shop', { plainPassword = false } = {}): Record<stri
 const withRefreshTokens = () =>
   withChanges(realmObject(), { 'clients.2.grant_types': ['authorization_code', 'refresh_token'] });
 
-type Method = 'GET' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'PUT' | 'DELETE' | 'POST';
 
 function admin(server: Server, method: Method, url: string, body?: unknown, headers = ADMIN) {
   const request: InjectOptions = { method, url: `/admin${url}`, headers };
@@ -333,6 +334,40 @@ describe('clients of the admin API', () => {
     await expectWebGrantGone(server, { access_token, refresh_token });
   });
 
+  it('never revives the client_credentials tokens of a client or realm deleted and created again', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const service = (realmObject().clients as { client_id: string }[])[0];
+    const first = await machineToken(server, 'shop');
+    expect((await admin(server, 'DELETE', '/realms/shop/clients/service')).statusCode).toBe(204);
+    expect((await admin(server, 'PUT', '/realms/shop/clients/service', service)).statusCode).toBe(
+      201,
+    );
+    expect((await introspect(server, 'shop', first)).json()).toEqual({ active: false });
+
+    const second = await machineToken(server, 'shop');
+    expect((await introspect(server, 'shop', second)).json()).toMatchObject({ active: true });
+    expect((await admin(server, 'DELETE', '/realms/shop')).statusCode).toBe(204);
+    expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);
+    expect((await introspect(server, 'shop', second)).json()).toEqual({ active: false });
+  });
+
+  it('keeps the tokens of a client whose secret a PUT replaces; the old secret stops at once', async () => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const token = await machineToken(server, 'shop');
+    const service = (realmObject().clients as Record<string, unknown>[])[0];
+    const put = { ...service, client_secret: SECRETS.other };
+    expect((await admin(server, 'PUT', '/realms/shop/clients/service', put)).statusCode).toBe(200);
+    expect((await introspect(server, 'shop', token)).json()).toMatchObject({ active: true });
+    expect((await server.app.inject(serviceTokenRequest('shop'))).json().error).toBe(
+      'invalid_client',
+    );
+    expect((await server.app.inject(serviceTokenRequest('shop', SECRETS.other))).statusCode).toBe(
+      200,
+    );
+  });
+
   it.each(['constructor', '__proto__', 'toString'])(
     'takes a client whose client_id is %s like any other',
     async (clientId) => {
@@ -348,6 +383,31 @@ describe('clients of the admin API', () => {
     },
   );
 
+  it('still lists and ends the sessions and grants of a user removed from the realm', async () => {
+    const server = start();
+    const shop = withRefreshTokens();
+    await admin(server, 'PUT', '/realms/shop', shop);
+    await webTokens(server, 'shop');
+    const users = (shop.users as { sub: string }[]).filter((user) => user.sub !== 'alice');
+    expect((await admin(server, 'PUT', '/realms/shop', { ...shop, users })).statusCode).toBe(200);
+
+    const sessions = await admin(server, 'GET', '/realms/shop/users/alice/sessions');
+    expect([sessions.statusCode, sessions.json().sessions.length]).toEqual([200, 1]);
+    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+    expect(grants.json().grants).toMatchObject([{ client_id: 'web' }]);
+    expect((await admin(server, 'DELETE', '/realms/shop/users/alice/sessions')).statusCode).toBe(
+      204,
+    );
+    expect((await admin(server, 'DELETE', '/realms/shop/users/alice/grants/web')).statusCode).toBe(
+      204,
+    );
+    // Nothing stored for alice now, and no account: she is unknown again.
+    for (const listed of ['sessions', 'grants']) {
+      const gone = await admin(server, 'GET', `/realms/shop/users/alice/${listed}`);
+      expect([gone.statusCode, gone.json()]).toEqual([404, { error: 'not_found' }]);
+    }
+  });
+
   it('shows a client of the config file without its secret', async () => {
     const read = await admin(start(), 'GET', '/realms/demo/clients/web');
     expect(read.statusCode).toBe(200);
@@ -356,6 +416,150 @@ describe('clients of the admin API', () => {
       redirect_uris: ['https://app.example.com/cb'],
     });
     expectNoSecret(read);
+  });
+});
+
+describe('POST /admin/realms/{realm}/clients/{client_id}/secret', () => {
+  const DAY = 86_400;
+
+  /** A server on a fake clock with the shop realm, and how `service` fares with a secret. */
+  async function shop() {
+    const clock = fakeClock();
+    const events: string[] = [];
+    const server = start({}, { now: clock.now, eventLog: (line) => events.push(line) });
+    await admin(server, 'PUT', '/realms/shop', withRefreshTokens());
+    const serviceWith = async (secret: string) =>
+      (await server.app.inject(serviceTokenRequest('shop', secret))).statusCode;
+    const rotate = (body?: unknown, realm = 'shop', clientId = 'service') =>
+      admin(server, 'POST', `/realms/${realm}/clients/${clientId}/secret`, body);
+    return { server, clock, events, serviceWith, rotate };
+  }
+
+  it('answers a new 256-bit secret; the previous one works for a day by default, then stops', async () => {
+    const { server, clock, events, serviceWith, rotate } = await shop();
+    const token = await machineToken(server, 'shop');
+    const rotated = await rotate();
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect(rotated.headers['cache-control']).toBe('no-store');
+    const { client_secret: secret, previous_secret_expires_at: expiresAt } = rotated.json();
+    expect(Object.keys(rotated.json()).sort()).toEqual([
+      'client_secret',
+      'previous_secret_expires_at',
+    ]);
+    expect(secret).toMatch(/^[\w-]{43}$/);
+    expect(expiresAt).toBe(Math.floor(clock.now() / 1000) + DAY);
+    expect([await serviceWith(SECRETS.post), await serviceWith(secret)]).toEqual([200, 200]);
+    // Tokens already issued keep working.
+    expect((await introspect(server, 'shop', token)).json()).toMatchObject({ active: true });
+
+    const read = await admin(server, 'GET', '/realms/shop/clients/service');
+    expect(read.json()).toMatchObject({ previous_client_secret_expires_at: expiresAt });
+    for (const shown of [read, await admin(server, 'GET', '/realms/shop')]) {
+      expectNoSecret(shown);
+      expect(shown.body).not.toContain(secret);
+    }
+    // A PUT of what GET shows keeps both secrets.
+    const { client_id, ...kept } = read.json();
+    await admin(server, 'PUT', '/realms/shop/clients/service', kept);
+    expect([await serviceWith(SECRETS.post), await serviceWith(secret)]).toEqual([200, 200]);
+
+    clock.advance(DAY - 1);
+    expect(await serviceWith(SECRETS.post)).toBe(200);
+    clock.advance(1);
+    expect(await serviceWith(SECRETS.post)).toBe(400);
+    expect(await serviceWith(secret)).toBe(200);
+    for (const line of events) expect(line).not.toContain(secret);
+  });
+
+  it('ends the previous secret at once with overlap_seconds 0', async () => {
+    const { clock, serviceWith, rotate } = await shop();
+    const rotated = await rotate({ overlap_seconds: 0 });
+    expect(rotated.json().previous_secret_expires_at).toBe(Math.floor(clock.now() / 1000));
+    expect(await serviceWith(SECRETS.post)).toBe(400);
+    expect(await serviceWith(rotated.json().client_secret)).toBe(200);
+  });
+
+  it('with revoke_tokens stops every access and refresh token of the client at once', async () => {
+    const { server, clock, rotate } = await shop();
+    const web = await webTokens(server, 'shop');
+    const machine = await machineToken(server, 'shop');
+    clock.advance(1);
+    const webRotated = await rotate({ revoke_tokens: true, overlap_seconds: 60 }, 'shop', 'web');
+    expect(webRotated.statusCode).toBe(200);
+    expect((await rotate({ revoke_tokens: true })).statusCode).toBe(200);
+    expect((await introspect(server, 'shop', machine)).json()).toEqual({ active: false });
+    expect((await userinfo(server, 'shop', web.access_token)).statusCode).toBe(401);
+    // web's previous secret still authenticates during the overlap, but its refresh token is gone.
+    expect((await refreshAtWeb(server, 'shop', web.refresh_token)).json().error).toBe(
+      'invalid_grant',
+    );
+    // The grant (consent) is kept; new tokens work, with the previous secret during the overlap too.
+    const grants = await admin(server, 'GET', '/realms/shop/users/alice/grants');
+    expect(grants.json().grants).toHaveLength(1);
+    const fresh = await machineToken(server, 'shop');
+    expect((await introspect(server, 'shop', fresh)).json()).toMatchObject({ active: true });
+  });
+
+  it('with revoke_tokens also revokes what an instance that had not read the rotation issued with the old secret', async () => {
+    const clock = fakeClock();
+    const store = new MemoryStore({ now: clock.now });
+    const shared = { cookie_secret: 'rotation-cookie-secret-0123456789abcdef' };
+    const [a, b] = [
+      start(shared, { store, now: clock.now }),
+      start(shared, { store, now: clock.now }),
+    ];
+    await admin(a, 'PUT', '/realms/shop', realmObject());
+    expect((await b.app.inject(serviceTokenRequest('shop'))).statusCode).toBe(200);
+
+    const rotation = admin(a, 'POST', '/realms/shop/clients/service/secret', {
+      overlap_seconds: 0,
+      revoke_tokens: true,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    clock.advance(1);
+    // b still serves the realm as it read it a second ago: the old secret works there.
+    const late = await b.app.inject(serviceTokenRequest('shop'));
+    expect(late.statusCode).toBe(200);
+    clock.advance(1);
+    const rotated = await rotation;
+    expect(rotated.statusCode).toBe(200);
+    const answer = await a.app.inject({
+      method: 'POST',
+      url: '/oauth/shop/introspect',
+      headers: FORM_HEADERS,
+      payload: form({
+        token: late.json().access_token,
+        client_id: 'service',
+        client_secret: rotated.json().client_secret,
+      }),
+    });
+    expect(answer.json()).toEqual({ active: false });
+  });
+
+  it('answers 409 for a realm of the config file, 404 for an unknown realm or client', async () => {
+    const { rotate } = await shop();
+    const file = await rotate({}, 'demo');
+    expect([file.statusCode, file.json().error]).toEqual([409, 'config_managed']);
+    for (const [realm, clientId] of [
+      ['nowhere', 'service'],
+      ['shop', 'nobody'],
+    ]) {
+      const unknown = await rotate({}, realm, clientId);
+      expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: 'not_found' }]);
+    }
+  });
+
+  it('answers 400 with every problem of the body and its JSON path, and changes nothing', async () => {
+    const { rotate, serviceWith } = await shop();
+    const response = await rotate({ overlap_seconds: -1, revoke_tokens: 'yes', colour: 'blue' });
+    expect(response.statusCode).toBe(400);
+    const paths = response.json().issues.map((issue: { path: string }) => issue.path);
+    expect(paths.sort()).toEqual(['', 'overlap_seconds', 'revoke_tokens']);
+    expect((await rotate('not json')).statusCode).toBe(400);
+    expect((await rotate({ overlap_seconds: 1.5 })).json().issues).toEqual([
+      { path: 'overlap_seconds', message: expect.any(String) },
+    ]);
+    expect(await serviceWith(SECRETS.post)).toBe(200);
   });
 });
 

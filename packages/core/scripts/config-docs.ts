@@ -75,7 +75,10 @@ Client (\`config/client-rules.ts\`):
 - \`client_secret\` is required for \`client_secret_post\`, \`client_secret_basic\` and
   \`client_secret_jwt\`, and must not be set for any other method.
 - With \`client_secret_jwt\` the secret must be at least 32 characters (HS256 needs a key as long
-  as its output, RFC 7518 §3.2).
+  as its output, RFC 7518 §3.2), and so must \`previous_client_secret\`.
+- \`previous_client_secret\` (the secret a rotation replaced, accepted until
+  \`previous_client_secret_expires_at\`) needs a \`client_secret\` and its
+  \`previous_client_secret_expires_at\`, which is only set with it.
 - \`private_key_jwt\` needs \`jwks\` or \`jwks_uri\`; other methods must set neither; \`jwks\` and
   \`jwks_uri\` exclude each other.
 - \`token_endpoint_auth_signing_alg\` is only for \`client_secret_jwt\` (an HMAC algorithm) and

@@ -23,6 +23,12 @@ export {
   type SigningAlgorithm,
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
+export {
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  rotateClientSecret,
+  type SecretRotation,
+  type SecretRotationOptions,
+} from './config/secret-rotation.js';
 export type { GrantSummary } from './consent/grants-api.js';
 export type { ErrorCode, ErrorDialect } from './errors/codes.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
@@ -31,6 +37,7 @@ export type { EventListener } from './events/emit.js';
 export type {
   BackchannelLogoutFailedEvent,
   ClientAuthenticationFailedEvent,
+  ClientTokensRevokedEvent,
   ConsentEvent,
   EventBase,
   GatehouseEvent,
@@ -78,6 +85,7 @@ export {
 } from './outbound/outbound.js';
 export {
   type CibaDecisions,
+  type Clients,
   createProvider,
   type Grants,
   type Interactions,
@@ -85,7 +93,7 @@ export {
   type ProviderOptions,
   type Sessions,
 } from './provider.js';
-export type { Client, Realm, RemoteJwks } from './realms/realm.js';
+export type { Client, PreviousSecret, Realm, RemoteJwks } from './realms/realm.js';
 export {
   type ProviderRealmRules,
   type RealmLoader,

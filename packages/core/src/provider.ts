@@ -14,7 +14,7 @@ import type { ProviderContext, RealmContext } from './context.js';
 import type { ErrorDialect } from './errors/codes.js';
 import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
-import { type EventListener, eventSink } from './events/emit.js';
+import { type EventListener, emitEvent, eventSink } from './events/emit.js';
 import { rememberAdapterFacts } from './http/adapter-facts.js';
 import { preflightResponse, withRealmCors } from './http/cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
@@ -51,6 +51,7 @@ import { MemoryStore } from './store/memory-store.js';
 import type { Store } from './store/store.js';
 import type { Instrumentation } from './telemetry/instrumentation.js';
 import { instrumented, type ResolvedRequest } from './telemetry/instrumented.js';
+import { revokeClientTokens } from './tokens/client-revocation.js';
 
 export interface ProviderOptions {
   /** Public origin (plus mount path) Gatehouse is reached at; realm R's issuer is `{baseUrl}/oauth/R`. */
@@ -138,6 +139,8 @@ export interface Provider {
   readonly sessions: Sessions;
   /** Users' grants to clients: list them, revoke one. */
   readonly grants: Grants;
+  /** Clients' tokens: revoke all of a client's at once. */
+  readonly clients: Clients;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -205,6 +208,21 @@ export interface Grants {
    * its next authorization asks for consent again. False when there is no such grant.
    */
   revoke(realmName: string, sub: string, clientId: string): Promise<boolean>;
+}
+
+/**
+ * What a realm's clients hold (docs/client-authentication.md#rotating-a-secret). Each method
+ * rejects for an unknown realm.
+ */
+export interface Clients {
+  /**
+   * Every access and refresh token the client holds stops working at once (introspection
+   * inactive, userinfo 401, the refresh grant `invalid_grant`), at every instance sharing the
+   * store; tokens issued afterwards work. For a leaked secret, and before a client is deleted:
+   * one created again under the same client_id then never revives them. JWT access tokens under
+   * the no-store policy stay valid until they expire. Consents are kept.
+   */
+  revokeTokens(realmName: string, clientId: string): Promise<void>;
 }
 
 /** Compiles only while every option of ProviderOptions is checked at run time. */
@@ -336,6 +354,13 @@ export function createProvider(options: ProviderOptions): Provider {
       list: async (realmName, sub) => listGrants(await namedRealm(realmName), sub),
       revoke: async (realmName, sub, clientId) =>
         revokeUserGrant(await namedRealm(realmName), sub, clientId),
+    },
+    clients: {
+      async revokeTokens(realmName, clientId) {
+        const realm = await namedRealm(realmName);
+        await revokeClientTokens(realm, clientId);
+        emitEvent(realm, { type: 'client_tokens_revoked', clientId });
+      },
     },
     interactions: {
       async details(realmName, id, cookieHeader) {

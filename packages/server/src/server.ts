@@ -156,6 +156,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       apiRealms,
       secretsWouldBeLost:
         config.cookie_secret === undefined && storeKind(config.store) !== 'memory',
+      now,
     });
     app.register(adminRoutes, {
       prefix: '/admin',

@@ -20,16 +20,8 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
   if (!SECRET_METHODS.has(method) && client.client_secret !== undefined) {
     problem('client_secret', `must not be set for ${method}`);
   }
-  if (
-    method === 'client_secret_jwt' &&
-    client.client_secret !== undefined &&
-    client.client_secret.length < MIN_HMAC_SECRET_LENGTH
-  ) {
-    problem(
-      'client_secret',
-      `must be at least ${MIN_HMAC_SECRET_LENGTH} characters for client_secret_jwt`,
-    );
-  }
+  issues.push(...hmacSecretIssues(method, 'client_secret', client.client_secret));
+  issues.push(...previousSecretIssues(client));
   const hasKeys = client.jwks !== undefined || client.jwks_uri !== undefined;
   if (method === 'private_key_jwt' && !hasKeys)
     problem('jwks', 'or jwks_uri is required for private_key_jwt');
@@ -122,4 +114,41 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
     }
   }
   return issues;
+}
+
+/** client_secret_jwt signs with the secret: it must be long enough for HMAC. */
+function hmacSecretIssues(method: string, path: string, secret: string | undefined): ConfigIssue[] {
+  return method === 'client_secret_jwt' &&
+    secret !== undefined &&
+    secret.length < MIN_HMAC_SECRET_LENGTH
+    ? [
+        {
+          path,
+          message: `must be at least ${MIN_HMAC_SECRET_LENGTH} characters for client_secret_jwt`,
+        },
+      ]
+    : [];
+}
+
+/** A previous secret comes with its expiry, beside a current secret it was replaced by. */
+function previousSecretIssues(client: ClientConfig): ConfigIssue[] {
+  const { previous_client_secret: previous, previous_client_secret_expires_at: expiresAt } = client;
+  if (previous === undefined) {
+    return expiresAt === undefined
+      ? []
+      : [{ path: 'previous_client_secret_expires_at', message: 'needs previous_client_secret' }];
+  }
+  if (client.client_secret === undefined)
+    return [{ path: 'previous_client_secret', message: 'needs a client_secret' }];
+  return [
+    ...(expiresAt === undefined
+      ? [
+          {
+            path: 'previous_client_secret_expires_at',
+            message: 'is required with previous_client_secret',
+          },
+        ]
+      : []),
+    ...hmacSecretIssues(client.token_endpoint_auth_method, 'previous_client_secret', previous),
+  ];
 }

@@ -107,6 +107,21 @@ export const clientSchema = z.strictObject({
     .describe(
       'Shared secret for the client_secret_* methods (at least 32 characters for client_secret_jwt).',
     ),
+  previous_client_secret: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe(
+      'The secret client_secret replaced, still accepted until previous_client_secret_expires_at: a rotation without downtime.',
+    ),
+  previous_client_secret_expires_at: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'When previous_client_secret stops working, in seconds since the epoch; required with it.',
+    ),
   client_name: z
     .string()
     .min(1)

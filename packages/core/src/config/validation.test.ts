@@ -103,6 +103,32 @@ describe('client rules (client-rules.ts)', () => {
       issues: [[at(2, 'client_secret'), 'must be at least 32 characters for client_secret_jwt']],
     },
     {
+      name: 'a previous secret without its expiry',
+      mutate: (d) => {
+        d.client(0).previous_client_secret = 'the-previous-secret-0123456789';
+      },
+      issues: [
+        [at(0, 'previous_client_secret_expires_at'), 'is required with previous_client_secret'],
+      ],
+    },
+    {
+      name: 'an expiry without a previous secret',
+      mutate: (d) => {
+        d.client(0).previous_client_secret_expires_at = 1_900_000_000;
+      },
+      issues: [[at(0, 'previous_client_secret_expires_at'), 'needs previous_client_secret']],
+    },
+    {
+      name: 'a previous client_secret_jwt secret shorter than HS256 needs',
+      mutate: (d) => {
+        d.client(2).previous_client_secret = 'only-31-characters-long-0123456';
+        d.client(2).previous_client_secret_expires_at = 1_900_000_000;
+      },
+      issues: [
+        [at(2, 'previous_client_secret'), 'must be at least 32 characters for client_secret_jwt'],
+      ],
+    },
+    {
       name: 'private_key_jwt without keys',
       mutate: (d) => delete d.client(3).jwks,
       issues: [[at(3, 'jwks'), 'or jwks_uri is required for private_key_jwt']],

@@ -5,7 +5,7 @@ import type { EndpointHandler, RealmContext } from '../context.js';
 import { readForm } from '../http/read-form.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Client } from '../realms/realm.js';
-import type { AccessTokenRecord } from '../tokens/access-token.js';
+import { type AccessTokenRecord, isClientsOwnToken } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
@@ -13,9 +13,9 @@ import { requiredToken } from './token-parameter.js';
 /**
  * Token introspection (RFC 7662, docs/interface.md §4.4). A token meant for a Protected Resource is
  * shown only to that resource's own client; a token issued without a resource only to the client it
- * was issued to. Everything else — unknown, expired, revoked, someone else's, not an access token —
- * is the same `{active:false}`, with the realm's status (400 by docs/interface.md §7.3, 200 by RFC
- * 7662).
+ * was issued to. Everything else — unknown, expired, revoked, someone else's, its user unknown to
+ * the accounts, not an access token — is the same `{active:false}`, with the realm's status (400
+ * by docs/interface.md §7.3, 200 by RFC 7662).
  */
 export const introspectionEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
@@ -26,12 +26,11 @@ export const introspectionEndpoint: EndpointHandler = async (request, context) =
   const record = (await findAccessToken(context, token))?.record;
   if (!record || !mayIntrospect(client, record, context)) return inactive(context);
   const body = activeResponse(record, context);
-  // `profile` is a user scope, which client credentials never grant (grants/client-credentials.ts):
-  // this is a user's token even under no-store, where the token carries no grant_id.
+  if (isClientsOwnToken(record)) return noStoreJson(200, body);
+  const account = await context.accounts.findAccount(context.realm.name, record.sub);
+  // A token whose user is gone grants nothing, as at userinfo and the refresh grant.
+  if (!account) return inactive(context);
   if (record.scope.split(' ').includes('profile')) {
-    const account = await context.accounts.findAccount(context.realm.name, record.sub);
-    // A token whose user is gone grants nothing, as at userinfo.
-    if (!account) return inactive(context);
     Object.assign(body, profileClaims(account.claims));
   }
   return noStoreJson(200, body);

@@ -12,6 +12,7 @@ export type GatehouseEvent =
   | ReuseDetectedEvent
   | TokenRevokedEvent
   | GrantRevokedEvent
+  | ClientTokensRevokedEvent
   | LogoutEvent
   | SessionEndedEvent
   | BackchannelLogoutFailedEvent
@@ -100,6 +101,12 @@ export interface TokenRevokedEvent extends EventBase {
 export interface GrantRevokedEvent extends EventBase {
   type: 'grant_revoked';
   sub: string;
+  clientId: string;
+}
+
+/** The host revoked every token of a client through `provider.clients.revokeTokens`. */
+export interface ClientTokensRevokedEvent extends EventBase {
+  type: 'client_tokens_revoked';
   clientId: string;
 }
 

@@ -1,5 +1,6 @@
 import { OAuthError } from '../errors/oauth-error.js';
 import type { Client } from '../realms/realm.js';
+import { clientRevokedBefore, revokedWithClient } from '../tokens/client-revocation.js';
 import {
   consumeRefreshToken,
   findRefreshToken,
@@ -29,14 +30,18 @@ export const refreshTokenGrant: GrantHandler = async (params, client, context) =
   const token = params.get('refresh_token');
   if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
 
-  const found = await findRefreshToken(context, token);
+  const [found, clientRevocation] = await Promise.all([
+    findRefreshToken(context, token),
+    clientRevokedBefore(context, client.id),
+  ]);
   // One description for unknown and foreign tokens: the answer does not confirm a token exists.
   const unusable = () =>
     new OAuthError(
       'invalid_grant',
       'the refresh token is invalid, expired or issued to another client',
     );
-  if (!found || found.clientId !== client.id) throw unusable();
+  if (!found || found.clientId !== client.id || revokedWithClient(clientRevocation, found))
+    throw unusable();
   const grant = userGrantOf(found);
   const scopes = refreshScopes(params.get('scope'), client, grant.scopes);
   const resource = userTokenResource(params.get('resource'), grant, context.realm, scopes);
@@ -67,7 +72,7 @@ export const refreshTokenGrant: GrantHandler = async (params, client, context) =
 };
 
 function userGrantOf(record: RefreshTokenRecord) {
-  const { iat, exp, ...grant } = record;
+  const { iat, iatMs, exp, ...grant } = record;
   return grant;
 }
 

@@ -20,12 +20,24 @@ export interface Client {
   readonly idTokenAlg: SigningAlgorithm;
   /** SHA-256 of the client secret, for constant-time comparison. */
   readonly secretDigest: Uint8Array | undefined;
+  /** The secret it replaced, accepted until it expires (`previous_client_secret`). */
+  readonly previousSecret: PreviousSecret | undefined;
   /**
    * What client assertions are verified with: the secret's bytes for client_secret_jwt, the
    * registered key set for private_key_jwt or the URI it is fetched from (the provider keeps
    * fetched sets, so they outlive a realm rebuilt by a loader), else nothing.
    */
   readonly assertionKey: Uint8Array | JWTVerifyGetKey | RemoteJwks | undefined;
+}
+
+/** A replaced client secret during its overlap with the new one. */
+export interface PreviousSecret {
+  /** SHA-256 of the secret, for constant-time comparison. */
+  readonly digest: Uint8Array;
+  /** The secret's bytes, which client_secret_jwt assertions may still be signed with. */
+  readonly hmacKey: Uint8Array;
+  /** Seconds since the epoch from which it no longer works. */
+  readonly expiresAt: number;
 }
 
 /** A key set the client publishes at a URI. */
@@ -89,6 +101,7 @@ function buildClient(config: ClientConfig, realmAlg: SigningAlgorithm): Client {
     idTokenAlg: config.id_token_signed_response_alg ?? realmAlg,
     secretDigest:
       config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
+    previousSecret: previousSecret(config),
     assertionKey: assertionKey(config),
   });
 }
@@ -101,9 +114,17 @@ function redirectOrigins(redirectUris: readonly string[]): string[] {
   });
 }
 
+function previousSecret(config: ClientConfig): PreviousSecret | undefined {
+  const { previous_client_secret: secret, previous_client_secret_expires_at: expiresAt } = config;
+  if (secret === undefined || expiresAt === undefined) return undefined;
+  return { digest: sha256Bytes(secret), hmacKey: encoder.encode(secret), expiresAt };
+}
+
+const encoder = new TextEncoder();
+
 function assertionKey(config: ClientConfig): Client['assertionKey'] {
   const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
-  if (method === 'client_secret_jwt') return new TextEncoder().encode(client_secret);
+  if (method === 'client_secret_jwt') return encoder.encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
   return jwks_uri ? { jwksUri: jwks_uri } : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
 }

@@ -1,4 +1,4 @@
-import { nowSeconds, type RealmContext } from '../context.js';
+import type { RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { signRealmJwt } from '../jwt/sign.js';
@@ -18,6 +18,8 @@ export interface AccessTokenRecord {
   resource?: string;
   scope: string;
   iat: number;
+  /** `iat` in milliseconds, which tells a token issued just after its client's revocation apart. */
+  iat_ms?: number;
   nbf: number;
   exp: number;
   grant_id?: string;
@@ -54,7 +56,8 @@ export async function issueAccessToken(
 ): Promise<IssuedAccessToken> {
   const { realm } = context;
   const ttl = realm.config.access_token_ttl;
-  const iat = nowSeconds(context);
+  const iatMs = context.now();
+  const iat = Math.floor(iatMs / 1000);
   const record: AccessTokenRecord = {
     realm: realm.name,
     jti: randomId(16),
@@ -63,6 +66,7 @@ export async function issueAccessToken(
     aud: grant.resource ?? grant.clientId,
     scope: grant.scopes.join(' '),
     iat,
+    iat_ms: iatMs,
     nbf: iat,
     exp: iat + ttl,
   };
@@ -117,6 +121,15 @@ async function writeRecord(
     grantId: record.grant_id,
   });
   return !kept;
+}
+
+/**
+ * A client-credentials token: the client's own, with no user behind it (its `sub` is the
+ * client_id). A user's token is issued under a grant, though under no-store its claims do not
+ * say which, so there a `sub` other than the client_id tells it apart.
+ */
+export function isClientsOwnToken(record: AccessTokenRecord): boolean {
+  return record.grant_id === undefined && record.sub === record.client_id;
 }
 
 /** Exactly two dots, counted without splitting: this runs for every token issued and looked up. */

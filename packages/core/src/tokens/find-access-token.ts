@@ -8,6 +8,7 @@ import {
   accessTokenRecordId,
   looksLikeJwt,
 } from './access-token.js';
+import { clientRevokedBefore, revokedWithClient } from './client-revocation.js';
 
 export interface FoundAccessToken {
   record: AccessTokenRecord;
@@ -17,8 +18,9 @@ export interface FoundAccessToken {
 
 /**
  * Resolves a presented access token, or undefined when it is not a live access token of this
- * realm (unknown, expired, revoked, forged, another kind of token, or its client is no longer
- * one of the realm's: a client removed from a loaded realm takes its tokens with it).
+ * realm (unknown, expired, revoked alone or with every token of its client, forged, another kind
+ * of token, or its client is no longer one of the realm's: a client removed from a loaded realm
+ * takes its tokens with it). Under no-store only the signature and the claims are checked.
  */
 export async function findAccessToken(
   context: RealmContext,
@@ -39,18 +41,36 @@ async function presentedAccessToken(
   }
   const claims = await verifyRealmJwt(context, token, { typ: ACCESS_TOKEN_JWT_TYPE });
   if (!claims || typeof claims.jti !== 'string') return undefined;
-  if (storePolicy) return stored(context, accessTokenRecordId(realm.name, token, claims.jti));
+  if (storePolicy) {
+    const recordId = accessTokenRecordId(realm.name, token, claims.jti);
+    const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
+    return stored(context, recordId, clientId);
+  }
   const record = recordFromClaims(realm, claims);
   return record && { record };
 }
 
-/** Store TTLs may lag by up to a second; the record's own exp is authoritative. */
+/**
+ * The stored record, unless expired (store TTLs may lag by up to a second; the record's own exp
+ * is authoritative) or revoked with its client. A JWT names its client, whose revocation is then
+ * read beside the record.
+ */
 async function stored(
   context: RealmContext,
   recordId: string,
+  claimedClientId?: string,
 ): Promise<FoundAccessToken | undefined> {
-  const record = await context.store.get<AccessTokenRecord>(ACCESS_TOKEN_NAMESPACE, recordId);
-  return record && record.exp * 1000 > context.now() ? { record, recordId } : undefined;
+  const [record, claimedRevocation] = await Promise.all([
+    context.store.get<AccessTokenRecord>(ACCESS_TOKEN_NAMESPACE, recordId),
+    claimedClientId === undefined ? undefined : clientRevokedBefore(context, claimedClientId),
+  ]);
+  if (!record || record.exp * 1000 <= context.now()) return undefined;
+  const revokedBefore =
+    record.client_id === claimedClientId
+      ? claimedRevocation
+      : await clientRevokedBefore(context, record.client_id);
+  const { iat, iat_ms: iatMs } = record;
+  return revokedWithClient(revokedBefore, { iat, iatMs }) ? undefined : { record, recordId };
 }
 
 /** Under no-store the signed claims are all there is; the resource is the audience if declared. */

@@ -12,6 +12,8 @@ export const REFRESH_TOKEN_NAMESPACE = 'refresh_token';
 export interface RefreshTokenRecord extends UserGrant {
   /** Seconds since the epoch. */
   iat: number;
+  /** `iat` in milliseconds, which tells a token issued just after its client's revocation apart. */
+  iatMs?: number;
   /** Seconds since the epoch; the same for every token of the grant (see issueRefreshToken). */
   exp: number;
 }
@@ -35,10 +37,12 @@ export async function issueRefreshToken(
   token?: string,
 ): Promise<string> {
   const issued = token ?? randomId(32);
-  const iat = nowSeconds(context);
+  const iatMs = context.now();
+  const iat = Math.floor(iatMs / 1000);
   const record: RefreshTokenRecord = {
     ...grant,
     iat,
+    iatMs,
     exp: exp ?? iat + context.realm.config.refresh_token_ttl,
   };
   const id = refreshTokenRecordId(context, issued);

@@ -1,10 +1,12 @@
-import type { ConfigIssue, Provider } from '@gatehouse-oidc/core';
-import { formatIssue, OAuthError } from '@gatehouse-oidc/core';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Provider } from '@gatehouse-oidc/core';
+import { OAuthError } from '@gatehouse-oidc/core';
+import type { FastifyPluginAsync } from 'fastify';
 import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
-import type { EditOutcome, RealmEditor } from '../realms/realm-editor.js';
+import type { RealmEditor } from '../realms/realm-editor.js';
 import { RealmSecretsUnreadable } from '../realms/realm-secrets-unreadable.js';
+import { answer, invalid, json, parseBody } from './edit-answers.js';
+import { secretRoutes } from './secret-routes.js';
 import { withoutSecrets } from './without-secrets.js';
 
 export interface RealmRoutesOptions {
@@ -68,7 +70,11 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
       if (found instanceof RealmSecretsUnreadable) {
         return answer(reply, { status: 'secrets_unreadable', error: found });
       }
-      if (found) await endRealmSignIns(provider, name, subsOf(found.config.users));
+      if (found) {
+        const { users, clients } = found.config;
+        const clientIds = clients.map((client) => client.client_id);
+        await endRealmSignIns(provider, name, { subs: subsOf(users), clientIds });
+      }
     }
     return answer(reply, await editor.deleteRealm(name));
   });
@@ -95,12 +101,14 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
       const outcome = await editor.deleteClient(realm, clientId);
       // After not_found too: a DELETE repeated because the revocation failed finds the client gone.
       if (outcome.status === 'deleted' || outcome.status === 'not_found') {
-        const users = (await catalog.shown(realm))?.users ?? [];
-        await revokeClientGrants(provider, realm, clientId, subsOf(users));
+        const shown = await catalog.shown(realm);
+        if (shown) await revokeClientGrants(provider, realm, clientId, subsOf(shown.users));
       }
       return answer(reply, outcome);
     },
   );
+
+  app.register(secretRoutes, { editor, provider });
 };
 
 const subsOf = (users: readonly { sub: string }[]) => users.map((user) => user.sub);
@@ -121,57 +129,4 @@ async function servable(
 async function findClient(catalog: RealmCatalog, { realm, client_id }: ClientParams) {
   const found = await catalog.shown(realm);
   return found?.clients.find((client) => client.client_id === client_id);
-}
-
-function parseBody(body: unknown): { value: unknown } | { issues: ConfigIssue[] } {
-  if (typeof body !== 'string') return { issues: [{ path: '', message: 'must be a JSON body' }] };
-  try {
-    return { value: JSON.parse(body) };
-  } catch {
-    return { issues: [{ path: '', message: 'is not valid JSON' }] };
-  }
-}
-
-/** The answer to a write; a PUT answers with what it wrote, as GET shows it. */
-async function answer(
-  reply: FastifyReply,
-  outcome: EditOutcome,
-  written?: () => Promise<object | undefined>,
-): Promise<FastifyReply> {
-  switch (outcome.status) {
-    case 'created':
-    case 'replaced': {
-      const value = await written?.();
-      return json(reply, outcome.status === 'created' ? 201 : 200, withoutSecrets(value ?? {}));
-    }
-    case 'deleted':
-      return reply.code(204).header('cache-control', 'no-store').send();
-    case 'not_found':
-      throw new OAuthError('not_found');
-    case 'config_managed':
-      throw new OAuthError(
-        'config_managed',
-        'this realm is written in the config file and changes only with it',
-      );
-    case 'invalid':
-      return invalid(reply, outcome.issues);
-    case 'secrets_unreadable':
-      throw new OAuthError('secrets_unreadable', outcome.error.message);
-  }
-}
-
-/**
- * 400 with every problem: `issues` as `gatehouse check` prints them, and the same joined into
- * one `error_description` kept to the characters RFC 6749 allows there.
- */
-function invalid(reply: FastifyReply, issues: readonly ConfigIssue[]): FastifyReply {
-  const { code, description } = new OAuthError(
-    'invalid_request',
-    issues.map(formatIssue).join('; '),
-  );
-  return json(reply, 400, { error: code, error_description: description, issues });
-}
-
-function json(reply: FastifyReply, status: number, body: object): FastifyReply {
-  return reply.code(status).header('cache-control', 'no-store').send(body);
 }

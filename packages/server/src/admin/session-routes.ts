@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 
 export interface SessionRoutesOptions {
   provider: Provider;
-  /** Who the realm's users are: a `sub` none of them has is answered 404. */
+  /** Who the realm's users are: a `sub` none of them has, with nothing stored, is answered 404. */
   accounts: Accounts;
 }
 
@@ -23,12 +23,12 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
   { provider, accounts },
 ) => {
   /**
-   * Rejects with 404 unless the realm exists and has this user. Every 404 of the admin API is the
-   * contract's bare `{"error":"not_found"}`.
+   * Rejects with 404 when the user is unknown: no account and nothing the route `found` stored for
+   * it. A user removed from the realm keeps its sessions and grants listed and revocable until
+   * they are gone. Every 404 of the admin API is the contract's bare `{"error":"not_found"}`.
    */
-  async function knownUser({ realm, sub }: UserParams): Promise<void> {
-    await knownRealm(realm);
-    if (!(await accounts.findAccount(realm, sub))) throw new OAuthError('not_found');
+  async function knownUser({ realm, sub }: UserParams, found: boolean): Promise<void> {
+    if (!found && !(await accounts.findAccount(realm, sub))) throw new OAuthError('not_found');
   }
 
   async function knownRealm(realm: string): Promise<void> {
@@ -36,8 +36,9 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
   }
 
   app.get<{ Params: UserParams }>('/realms/:realm/users/:sub/sessions', async (request, reply) => {
-    await knownUser(request.params);
+    await knownRealm(request.params.realm);
     const sessions = await provider.sessions.list(request.params.realm, request.params.sub);
+    await knownUser(request.params, sessions.length > 0);
     return sendJson(reply, {
       sessions: sessions.map(({ sid, authTime, clients }) => ({
         sid,
@@ -50,8 +51,9 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
   app.delete<{ Params: UserParams }>(
     '/realms/:realm/users/:sub/sessions',
     async (request, reply) => {
-      await knownUser(request.params);
-      await provider.sessions.endAll(request.params.realm, request.params.sub);
+      await knownRealm(request.params.realm);
+      const ended = await provider.sessions.endAll(request.params.realm, request.params.sub);
+      await knownUser(request.params, ended > 0);
       return reply.code(204).send();
     },
   );
@@ -67,8 +69,9 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
   );
 
   app.get<{ Params: UserParams }>('/realms/:realm/users/:sub/grants', async (request, reply) => {
-    await knownUser(request.params);
+    await knownRealm(request.params.realm);
     const grants = await provider.grants.list(request.params.realm, request.params.sub);
+    await knownUser(request.params, grants.length > 0);
     return sendJson(reply, {
       grants: grants.map(({ clientId, scopes, createdAt }) => ({
         client_id: clientId,
@@ -82,7 +85,7 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesOptions> = async (
     '/realms/:realm/users/:sub/grants/:client_id',
     async (request, reply) => {
       const { realm, sub, client_id: clientId } = request.params;
-      await knownUser(request.params);
+      await knownRealm(realm);
       if (!(await provider.grants.revoke(realm, sub, clientId))) throw new OAuthError('not_found');
       return reply.code(204).send();
     },

@@ -1,5 +1,11 @@
 /** Keys whose values the admin API never shows, wherever they appear in a realm object. */
-const SECRET_KEYS = new Set(['client_secret', 'password', 'password_hash', 'initial_access_token']);
+const SECRET_KEYS = new Set([
+  'client_secret',
+  'previous_client_secret',
+  'password',
+  'password_hash',
+  'initial_access_token',
+]);
 
 /** A copy of a realm or client object without any secret or password hash in it. */
 export function withoutSecrets<T>(value: T): T {

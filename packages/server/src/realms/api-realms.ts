@@ -19,7 +19,15 @@ export interface StoredRealm {
   realm: RealmObject;
   /** The sealed secret of each client that has one, by client_id. */
   secrets: Record<string, string>;
+  /** The sealed previous secret of each client within a rotation's overlap, by client_id. */
+  previous_secrets?: Record<string, string>;
 }
+
+/** The client fields that hold a secret, and where the store keeps each sealed. */
+const SECRET_FIELDS = [
+  { field: 'client_secret', sealedIn: 'secrets' },
+  { field: 'previous_client_secret', sealedIn: 'previous_secrets' },
+] as const;
 
 /** The realms written through the admin API, in the store every instance shares. */
 export class ApiRealms {
@@ -59,22 +67,25 @@ export class ApiRealms {
    * The realm object as it was written, its client secrets opened. Throws RealmSecretsUnreadable
    * when they were sealed with another key.
    */
-  open(name: string, { realm, secrets }: StoredRealm): RealmObject {
-    const unreadable: string[] = [];
-    const withSecrets = clientsOf(realm).map((client) => {
-      const sealed = sealedSecretOf(secrets, client);
-      if (sealed === undefined) return client;
-      try {
-        return { ...client, client_secret: this.#box.open(sealed, secretContext(name, client)) };
-      } catch {
-        unreadable.push(String(client.client_id));
-        return client;
+  open(name: string, stored: StoredRealm): RealmObject {
+    const unreadable = new Set<string>();
+    const withSecrets = clientsOf(stored.realm).map((client) => {
+      const opened: RealmObject = { ...client };
+      for (const { field, sealedIn } of SECRET_FIELDS) {
+        const sealed = sealedSecretOf(stored[sealedIn] ?? {}, client);
+        if (sealed === undefined) continue;
+        try {
+          opened[field] = this.#box.open(sealed, secretContext(name, client, field));
+        } catch {
+          unreadable.add(String(client.client_id));
+        }
       }
+      return unreadable.has(String(client.client_id)) ? client : opened;
     });
-    if (unreadable.length > 0) {
-      throw new RealmSecretsUnreadable(name, unreadable, this.#box.durable);
+    if (unreadable.size > 0) {
+      throw new RealmSecretsUnreadable(name, [...unreadable], this.#box.durable);
     }
-    return { ...realm, clients: withSecrets };
+    return { ...stored.realm, clients: withSecrets };
   }
 
   /** The stored realm as the server uses it; throws as `open` does. */
@@ -107,17 +118,22 @@ export class ApiRealms {
   /** The realm as the store keeps it: client secrets sealed and set apart. */
   #seal(name: string, realm: RealmObject): StoredRealm {
     // No prototype: a client_id such as "__proto__" or "constructor" is a key like any other.
-    const secrets: Record<string, string> = Object.create(null);
-    const withoutSecrets = clientsOf(realm).map(({ client_secret, ...client }) => {
-      if (typeof client_secret === 'string') {
-        secrets[String(client.client_id)] = this.#box.seal(
-          client_secret,
-          secretContext(name, client),
-        );
+    const sealed = { secrets: Object.create(null), previous_secrets: Object.create(null) };
+    const withoutSecrets = clientsOf(realm).map((client) => {
+      const rest: RealmObject = { ...client };
+      for (const { field, sealedIn } of SECRET_FIELDS) {
+        const secret = rest[field];
+        delete rest[field];
+        if (typeof secret === 'string') {
+          sealed[sealedIn][String(client.client_id)] = this.#box.seal(
+            secret,
+            secretContext(name, client, field),
+          );
+        }
       }
-      return client;
+      return rest;
     });
-    return { realm: { ...realm, clients: withoutSecrets }, secrets };
+    return { realm: { ...realm, clients: withoutSecrets }, ...sealed };
   }
 }
 
@@ -132,7 +148,12 @@ function clientsOf(realm: RealmObject): RealmObject[] {
   return Array.isArray(realm.clients) ? (realm.clients as RealmObject[]) : [];
 }
 
-/** What a sealed secret is bound to: it opens for this realm and client only. */
-function secretContext(realm: string, client: RealmObject): string {
-  return JSON.stringify([realm, client.client_id]);
+/**
+ * What a sealed secret is bound to: it opens for this realm, client and field only (the current
+ * secret keeps the context it had before previous secrets were kept).
+ */
+function secretContext(realm: string, client: RealmObject, field: string): string {
+  return JSON.stringify(
+    field === 'client_secret' ? [realm, client.client_id] : [realm, client.client_id, field],
+  );
 }

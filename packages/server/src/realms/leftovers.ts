@@ -4,30 +4,33 @@ import type { Provider } from '@gatehouse-oidc/core';
 const USERS_AT_ONCE = 16;
 
 /**
- * Revokes every user's grant to a client just deleted through the admin API: its codes, access
- * and refresh tokens stop working and the consent goes, so a client created again under the same
- * client_id starts with nothing of the old one.
+ * Revokes what a client just deleted through the admin API leaves: every token it holds, its own
+ * (client_credentials) and every user's, at once through the store, then every user's grant to
+ * it, consent included. So a client created again under the same client_id starts with nothing of
+ * the old one.
  */
-export function revokeClientGrants(
+export async function revokeClientGrants(
   provider: Provider,
   realm: string,
   clientId: string,
   subs: readonly string[],
 ): Promise<void> {
-  return eachUser(subs, (sub) => provider.grants.revoke(realm, sub, clientId));
+  await provider.clients.revokeTokens(realm, clientId);
+  await eachUser(subs, (sub) => provider.grants.revoke(realm, sub, clientId));
 }
 
 /**
- * Ends every user's sessions in a realm about to be deleted through the admin API and revokes
- * their grants: a realm created again under the same name starts with none of its sessions,
- * consents or tokens.
+ * Ends every user's sessions in a realm about to be deleted through the admin API, revokes their
+ * grants and every token of its clients: a realm created again under the same name starts with
+ * none of its sessions, consents or tokens.
  */
-export function endRealmSignIns(
+export async function endRealmSignIns(
   provider: Provider,
   realm: string,
-  subs: readonly string[],
+  { subs, clientIds }: { subs: readonly string[]; clientIds: readonly string[] },
 ): Promise<void> {
-  return eachUser(subs, async (sub) => {
+  await Promise.all(clientIds.map((clientId) => provider.clients.revokeTokens(realm, clientId)));
+  await eachUser(subs, async (sub) => {
     await provider.sessions.endAll(realm, sub);
     const grants = await provider.grants.list(realm, sub);
     await Promise.all(grants.map(({ clientId }) => provider.grants.revoke(realm, sub, clientId)));

@@ -1,4 +1,11 @@
-import { type ConfigIssue, validateRealms, zodIssues } from '@gatehouse-oidc/core';
+import {
+  type ClientInput,
+  type ConfigIssue,
+  rotateClientSecret,
+  type SecretRotation,
+  validateRealms,
+  zodIssues,
+} from '@gatehouse-oidc/core';
 import { providerRealm, serverRealmSchema } from '../config/server-config.js';
 import { hashPassword } from '../login/password.js';
 import type { ApiRealms, RealmObject, StoredRealm } from './api-realms.js';
@@ -8,6 +15,7 @@ import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 /** What a write through the admin API came to. */
 export type EditOutcome =
   | { status: Written }
+  | { status: 'rotated'; rotation: SecretRotation }
   | { status: 'not_found' | 'config_managed' }
   | { status: 'invalid'; issues: ConfigIssue[] }
   | { status: 'secrets_unreadable'; error: RealmSecretsUnreadable };
@@ -17,7 +25,7 @@ type Written = 'created' | 'replaced' | 'deleted';
 /** The realm object a change makes of the current one and what that is, or why it makes none. */
 type Change = (
   current: RealmObject | undefined,
-) => { realm: RealmObject; written: Written } | EditOutcome;
+) => { realm: RealmObject; written: EditOutcome } | EditOutcome;
 
 export interface RealmEditorOptions {
   catalog: RealmCatalog;
@@ -27,6 +35,8 @@ export interface RealmEditorOptions {
    * store outlives it: such a realm could not be read back, so it is refused.
    */
   secretsWouldBeLost: boolean;
+  /** Milliseconds since the epoch: when a rotated secret's predecessor stops working. */
+  now: () => number;
 }
 
 const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic', 'client_secret_jwt']);
@@ -43,11 +53,13 @@ export class RealmEditor {
   readonly #catalog: RealmCatalog;
   readonly #api: ApiRealms;
   readonly #secretsWouldBeLost: boolean;
+  readonly #now: () => number;
 
-  constructor({ catalog, apiRealms, secretsWouldBeLost }: RealmEditorOptions) {
+  constructor({ catalog, apiRealms, secretsWouldBeLost, now }: RealmEditorOptions) {
     this.#catalog = catalog;
     this.#api = apiRealms;
     this.#secretsWouldBeLost = secretsWouldBeLost;
+    this.#now = now;
   }
 
   putRealm(name: string, body: unknown): Promise<EditOutcome> {
@@ -58,7 +70,7 @@ export class RealmEditor {
       }
       return {
         realm: keepSecrets({ ...body, name }, current),
-        written: current ? 'replaced' : 'created',
+        written: { status: current ? 'replaced' : 'created' },
       };
     });
   }
@@ -79,7 +91,7 @@ export class RealmEditor {
       });
       return {
         realm: keepSecrets({ ...current, clients: next }, current),
-        written: index === -1 ? 'created' : 'replaced',
+        written: { status: index === -1 ? 'created' : 'replaced' },
       };
     });
   }
@@ -89,7 +101,28 @@ export class RealmEditor {
       const clients = current ? clientsOf(current) : [];
       if (!clients.some((client) => client.client_id === clientId)) return { status: 'not_found' };
       const remaining = clients.filter((client) => client.client_id !== clientId);
-      return { realm: { ...current, clients: remaining }, written: 'deleted' };
+      return { realm: { ...current, clients: remaining }, written: { status: 'deleted' } };
+    });
+  }
+
+  /**
+   * Gives the client a new generated secret (`rotateClientSecret`), the one it replaces working
+   * for `overlapSeconds` more; a client that authenticates without a secret has none to rotate.
+   */
+  rotateSecret(realm: string, clientId: string, overlapSeconds: number): Promise<EditOutcome> {
+    const now = this.#now();
+    return this.#change(realm, clientId, (current) => {
+      const clients = current ? clientsOf(current) : [];
+      const index = clients.findIndex((client) => client.client_id === clientId);
+      const client = clients[index];
+      if (!current || !client) return { status: 'not_found' };
+      if (!needsSecret(client)) {
+        const method = String(client.token_endpoint_auth_method);
+        return invalid('', `the client authenticates with ${method}, without a secret`);
+      }
+      const rotation = rotateClientSecret(client as ClientInput, { overlapSeconds, now });
+      const next = clients.with(index, rotation.client as RealmObject);
+      return { realm: { ...current, clients: next }, written: { status: 'rotated', rotation } };
     });
   }
 
@@ -122,7 +155,7 @@ export class RealmEditor {
       }
       if (await this.#api.write(name, record?.revision, await hashPasswords(next.realm))) {
         this.#catalog.forget(name);
-        return { status: next.written };
+        return next.written;
       }
     }
     throw new Error(`realm "${name}" kept changing during ${MAX_ATTEMPTS} attempts to write it`);
@@ -180,7 +213,11 @@ function usersOf(realm: RealmObject): RealmObject[] {
   return Array.isArray(realm.users) ? realm.users.filter(isObject) : [];
 }
 
-/** Clients that need a secret and users without a password keep what they have now. */
+/**
+ * Clients that need a secret and users without a password keep what they have now; a client
+ * keeps the previous secret of a rotation with its expiry too. A client given a new secret keeps
+ * no previous one: the secret it replaces stops working at once.
+ */
 function keepSecrets(realm: RealmObject, current: RealmObject | undefined): RealmObject {
   if (!current) return realm;
   const secrets = new Map(clientsOf(current).map((client) => [client.client_id, client]));
@@ -188,9 +225,9 @@ function keepSecrets(realm: RealmObject, current: RealmObject | undefined): Real
   const clients = Array.isArray(realm.clients)
     ? realm.clients.map((client: unknown) => {
         if (!isObject(client) || client.client_secret !== undefined) return client;
-        const secret = secrets.get(client.client_id)?.client_secret;
-        return needsSecret(client) && secret !== undefined
-          ? { ...client, client_secret: secret }
+        const kept = secrets.get(client.client_id);
+        return needsSecret(client) && kept?.client_secret !== undefined
+          ? { ...client, ...pick(kept, KEPT_SECRET_FIELDS) }
           : client;
       })
     : realm.clients;
@@ -204,6 +241,18 @@ function keepSecrets(realm: RealmObject, current: RealmObject | undefined): Real
       })
     : realm.users;
   return { ...realm, clients, users };
+}
+
+const KEPT_SECRET_FIELDS = [
+  'client_secret',
+  'previous_client_secret',
+  'previous_client_secret_expires_at',
+] as const;
+
+function pick(object: RealmObject, keys: readonly string[]): RealmObject {
+  return Object.fromEntries(
+    keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]]),
+  );
 }
 
 function needsSecret(client: RealmObject): boolean {

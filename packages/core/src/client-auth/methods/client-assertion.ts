@@ -1,4 +1,10 @@
-import { errors, jwtVerify } from 'jose';
+import {
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  jwtVerify,
+} from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
@@ -6,6 +12,7 @@ import { OAuthError } from '../../errors/oauth-error.js';
 import type { Client } from '../../realms/realm.js';
 import { JwksFetchError } from '../fetch-jwks.js';
 import type { PresentedCredentials } from '../presented.js';
+import { livePreviousSecret } from './client-secret.js';
 
 /**
  * RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth.
@@ -29,26 +36,29 @@ export async function verifyClientAssertion(
   context: RealmContext,
   endpointUrl: string,
 ): Promise<boolean> {
-  const key = client && verificationKey(client, context);
-  if (!client || !key || presented.kind !== 'assertion') return false;
+  const keys = client ? verificationKeys(client, context) : [];
+  if (!client || keys.length === 0 || presented.kind !== 'assertion') return false;
   const pinned = client.config.token_endpoint_auth_signing_alg;
   const family =
     client.config.token_endpoint_auth_method === 'client_secret_jwt'
       ? HMAC_ALGORITHMS
       : ASYMMETRIC_ASSERTION_ALGORITHMS;
 
-  let payload: { exp?: number; jti?: string; aud?: unknown };
+  const options = {
+    algorithms: pinned ? [pinned] : [...family],
+    issuer: client.id,
+    subject: client.id,
+    audience: [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
+    requiredClaims: ['exp', 'jti'],
+    currentDate: new Date(context.now()),
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+  };
+  let payload: { exp?: number; jti?: string; aud?: unknown } | undefined;
   try {
-    const verified = await jwtVerify(presented.assertion, key, {
-      algorithms: pinned ? [pinned] : [...family],
-      issuer: client.id,
-      subject: client.id,
-      audience: [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
-      requiredClaims: ['exp', 'jti'],
-      currentDate: new Date(context.now()),
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-    });
-    payload = verified.payload;
+    for (const key of keys) {
+      payload = await signedWith(presented.assertion, key, options);
+      if (payload) break;
+    }
   } catch (error) {
     if (error instanceof errors.JOSEError) return false;
     // Its jwks_uri could not be fetched: reported by the key set when the fetch failed.
@@ -63,7 +73,7 @@ export async function verifyClientAssertion(
     });
   }
   // A single audience (draft-ietf-oauth-rfc7523bis): an array could carry another server's too.
-  if (typeof payload.aud !== 'string') return false;
+  if (payload === undefined || typeof payload.aud !== 'string') return false;
 
   const now = nowSeconds(context);
   const exp = payload.exp ?? 0;
@@ -84,9 +94,41 @@ export async function verifyClientAssertion(
   return true;
 }
 
-/** The secret or key set the assertion must be signed with; a remote set is the provider's. */
-function verificationKey(client: Client, context: RealmContext) {
+type VerificationKey = Uint8Array | JWTVerifyGetKey;
+
+/**
+ * The assertion's payload when it is signed with `key`, undefined when its signature is not; any
+ * other problem throws.
+ */
+async function signedWith(
+  assertion: string,
+  key: VerificationKey,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload | undefined> {
+  try {
+    // Two calls because jose types a key and a key resolver as two overloads.
+    const verified =
+      key instanceof Uint8Array
+        ? await jwtVerify(assertion, key, options)
+        : await jwtVerify(assertion, key, options);
+    return verified.payload;
+  } catch (error) {
+    if (error instanceof errors.JWSSignatureVerificationFailed) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * What the assertion may be signed with: the secret, and the previous one during a rotation's
+ * overlap, or the client's key set (a remote set is the provider's).
+ */
+function verificationKeys(client: Client, context: RealmContext): VerificationKey[] {
   const key = client.assertionKey;
-  if (key === undefined || key instanceof Uint8Array || typeof key === 'function') return key;
-  return context.remoteKeySets.keyFor(context.realm.name, client.id, key.jwksUri);
+  if (key === undefined) return [];
+  if (key instanceof Uint8Array) {
+    const previous = livePreviousSecret(client, context);
+    return previous ? [key, previous.hmacKey] : [key];
+  }
+  if (typeof key === 'function') return [key];
+  return [context.remoteKeySets.keyFor(context.realm.name, client.id, key.jwksUri)];
 }
