@@ -9,6 +9,8 @@ import { StoreKeyStore } from './store-key-store.js';
 /** Must match StoreKeyStore: retired keys stay published this long past the realm's longest lifetime. */
 const CLOCK_SKEW_SECONDS = 60;
 const REFRESH_SECONDS = 30;
+/** A back-channel logout token's lifetime. */
+const LOGOUT_TOKEN_SECONDS = 120;
 
 function keyRealm(overrides: Partial<RealmInput> = {}): Realm {
   return buildRealm(validateRealm({ name: 'keys', ...overrides }), 'https://id.example.com');
@@ -97,6 +99,18 @@ describe('StoreKeyStore', () => {
     expect(kids(await keys.publicKeys(longLived))).toContain(old.kid);
     clock.advance(86_400 - 3600);
     expect(kids(await keys.publicKeys(longLived))).not.toContain(old.kid);
+  });
+
+  it('keeps a retired key published while a logout token it signed lives, in a realm of shorter tokens', async () => {
+    const { clock, keyStore } = setup();
+    const shortLived = keyRealm({ access_token_ttl: 30, id_token_ttl: 30 });
+    const keys = keyStore();
+    const old = await keys.currentKey(shortLived);
+    await keys.rotate(shortLived);
+    clock.advance(LOGOUT_TOKEN_SECONDS + CLOCK_SKEW_SECONDS - 1);
+    expect(kids(await keys.publicKeys(shortLived))).toContain(old.kid);
+    clock.advance(1);
+    expect(kids(await keys.publicKeys(shortLived))).not.toContain(old.kid);
   });
 
   it('shows a rotation by one instance to the others', async () => {

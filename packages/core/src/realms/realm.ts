@@ -7,6 +7,12 @@ import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
 
+/**
+ * How long a back-channel logout token lives: its receiver needs it only on arrival, and each
+ * delivery attempt is sent a token made for it. Retired keys stay published at least this long.
+ */
+export const LOGOUT_TOKEN_TTL_SECONDS = 120;
+
 /** A client as the handlers use it: its configuration plus what is derived once from it. */
 export interface Client {
   readonly id: string;
@@ -51,7 +57,10 @@ export interface Realm {
   readonly signingAlgorithms: readonly SigningAlgorithm[];
   /** Every client's allowed origins: who may send a CORS preflight, which names no client. */
   readonly corsOrigins: ReadonlySet<string>;
-  /** The largest lifetime of anything this realm signs: how long a retired key must stay published. */
+  /**
+   * The largest lifetime of anything this realm signs (access, ID and logout tokens): how long a
+   * retired key must stay published.
+   */
   readonly longestSignedLifetime: number;
   /** Absolute URL of an endpoint path below the issuer, e.g. `token`. */
   url(path: string): string;
@@ -72,7 +81,11 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
     ]),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
     errorDialect: frozen.error_codes,
-    longestSignedLifetime: Math.max(frozen.access_token_ttl, frozen.id_token_ttl),
+    longestSignedLifetime: Math.max(
+      frozen.access_token_ttl,
+      frozen.id_token_ttl,
+      LOGOUT_TOKEN_TTL_SECONDS,
+    ),
     url: (path: string) => `${issuer}/${path}`,
   });
 }
