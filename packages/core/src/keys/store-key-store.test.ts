@@ -23,7 +23,10 @@ function setup() {
   return { clock, store, keyStore };
 }
 
-const kids = (jwks: readonly { kid?: string }[]) => jwks.map((jwk) => jwk.kid);
+type Published = readonly { kid?: string; alg?: string }[];
+const kids = (jwks: Published) => jwks.map((jwk) => jwk.kid);
+/** The kids of the keys of `alg`: a realm's RS256 key beside its ES256 key rotates with it. */
+const kidsOf = (jwks: Published, alg = 'ES256') => kids(jwks.filter((jwk) => jwk.alg === alg));
 
 describe('StoreKeyStore', () => {
   const realm = keyRealm();
@@ -82,11 +85,11 @@ describe('StoreKeyStore', () => {
 
     expect(rotated.kid).not.toBe(old.kid);
     expect((await keys.currentKey(realm)).kid).toBe(rotated.kid);
-    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
     clock.advance(retention - 1);
-    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
     clock.advance(1);
-    expect(kids(await keys.publicKeys(realm))).toEqual([rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([rotated.kid]);
   });
 
   it('keeps the retention of a realm with longer-lived tokens', async () => {
@@ -121,8 +124,8 @@ describe('StoreKeyStore', () => {
 
     const rotated = await a.rotate(realm);
     // A cached list is served until it is stale; a fresh read (the JWKS endpoint) sees the new key.
-    expect(kids(await b.publicKeys(realm))).toEqual([old.kid]);
-    expect(kids(await b.publicKeys(realm, { fresh: true }))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await b.publicKeys(realm))).toEqual([old.kid]);
+    expect(kidsOf(await b.publicKeys(realm, { fresh: true }))).toEqual([old.kid, rotated.kid]);
     clock.advance(REFRESH_SECONDS + 1);
     expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
   });
@@ -159,7 +162,7 @@ describe('StoreKeyStore', () => {
   it('returns the same JWKS array while the key set is unchanged, and a new one when it changes', async () => {
     const { clock, keyStore } = setup();
     const keys = keyStore();
-    const first = await keys.publicKeys(realm);
+    const first = await keys.publicKeys(realm, { fresh: true });
     expect(await keys.publicKeys(realm)).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
 
@@ -170,7 +173,7 @@ describe('StoreKeyStore', () => {
 
     clock.advance(retention);
     const retired = await keys.publicKeys(realm);
-    expect(retired).toHaveLength(1);
+    expect(retired).toHaveLength(2);
     expect(retired).not.toBe(rotated);
     expect(await keys.publicKeys(realm)).toBe(retired);
   });
@@ -190,7 +193,7 @@ describe('StoreKeyStore', () => {
   it('shares one store read among concurrent fresh lookups', async () => {
     const { keyStore, store } = setup();
     const keys = keyStore();
-    await keys.currentKey(realm);
+    await keys.publicKeys(realm, { fresh: true });
     const reads = vi.spyOn(store, 'get');
     await Promise.all(Array.from({ length: 20 }, () => keys.publicKeys(realm, { fresh: true })));
     expect(reads).toHaveBeenCalledTimes(1);
@@ -206,30 +209,21 @@ describe('StoreKeyStore', () => {
       expect((await old.currentKey(realm)).kid).toBe(es.kid);
       expect((await updated.currentKey(edRealm)).kid).toBe(ed.kid);
     }
-    expect(kids(await updated.publicKeys(edRealm, { fresh: true }))).toEqual([es.kid, ed.kid]);
+    const published = await updated.publicKeys(edRealm, { fresh: true });
+    expect([...kidsOf(published), ...kidsOf(published, 'EdDSA')]).toEqual([es.kid, ed.kid]);
   });
 
-  describe('with a client whose ID tokens are RS256', () => {
-    const rsRealm = keyRealm({
-      clients: [
-        {
-          client_id: 'rp',
-          token_endpoint_auth_method: 'none',
-          redirect_uris: ['https://rp.example.com/cb'],
-          id_token_signed_response_alg: 'RS256',
-        },
-      ],
-    });
-    const algs = (jwks: readonly { alg?: string }[]) => jwks.map((jwk) => jwk.alg);
+  describe('RS256, which every realm offers for ID tokens', () => {
+    const algs = (jwks: Published) => jwks.map((jwk) => jwk.alg);
 
     it('keeps a current key of each algorithm, and publishes both from the first JWKS read', async () => {
       const { keyStore } = setup();
       const keys = keyStore();
-      expect(algs(await keys.publicKeys(rsRealm))).toEqual(['ES256', 'RS256']);
-      const es = await keys.currentKey(rsRealm);
-      const rs = await keys.currentKey(rsRealm, 'RS256');
+      expect(algs(await keys.publicKeys(realm, { fresh: true }))).toEqual(['ES256', 'RS256']);
+      const es = await keys.currentKey(realm);
+      const rs = await keys.currentKey(realm, 'RS256');
       expect([es.alg, rs.alg]).toEqual(['ES256', 'RS256']);
-      expect((await keyStore().currentKey(rsRealm, 'RS256')).kid).toBe(rs.kid);
+      expect((await keyStore().currentKey(realm, 'RS256')).kid).toBe(rs.kid);
     });
 
     it('makes one RS256 key however many requests and instances ask at once', async () => {
@@ -237,47 +231,46 @@ describe('StoreKeyStore', () => {
       const instances = [keyStore(), keyStore()];
       const results = await Promise.all(
         instances.flatMap((keys) =>
-          Array.from({ length: 5 }, () => keys.currentKey(rsRealm, 'RS256')),
+          Array.from({ length: 5 }, () => keys.currentKey(realm, 'RS256')),
         ),
       );
       expect(new Set(results.map((key) => key.kid)).size).toBe(1);
       expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
     });
 
-    it('makes no RS256 key for a realm none of whose clients asks for one', async () => {
+    it('makes one key of a realm whose signing_alg is RS256', async () => {
       const { keyStore } = setup();
-      expect(algs(await keyStore().publicKeys(realm))).toEqual(['ES256']);
+      const rsRealm = keyRealm({ signing_alg: 'RS256' });
+      expect(algs(await keyStore().publicKeys(rsRealm, { fresh: true }))).toEqual(['RS256']);
     });
 
     it('rotates every algorithm; each old key stays published until its own successor outlived the tokens', async () => {
       const { clock, keyStore } = setup();
       const keys = keyStore();
-      const oldEs = await keys.currentKey(rsRealm);
-      const oldRs = await keys.currentKey(rsRealm, 'RS256');
+      const oldEs = await keys.currentKey(realm);
+      const oldRs = await keys.currentKey(realm, 'RS256');
       clock.advance(3600);
-      const newEs = await keys.rotate(rsRealm);
+      const newEs = await keys.rotate(realm);
       expect(newEs.alg).toBe('ES256');
-      const newRs = await keys.currentKey(rsRealm, 'RS256');
+      const newRs = await keys.currentKey(realm, 'RS256');
       expect(newRs.kid).not.toBe(oldRs.kid);
-      expect((await keys.currentKey(rsRealm)).kid).toBe(newEs.kid);
-      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
+      expect((await keys.currentKey(realm)).kid).toBe(newEs.kid);
+      expect(new Set(kids(await keys.publicKeys(realm)))).toEqual(
         new Set([oldEs.kid, oldRs.kid, newEs.kid, newRs.kid]),
       );
       clock.advance(retention);
-      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
-        new Set([newEs.kid, newRs.kid]),
-      );
+      expect(new Set(kids(await keys.publicKeys(realm)))).toEqual(new Set([newEs.kid, newRs.kid]));
     });
 
     it('keeps both current keys published however long no rotation happens', async () => {
       const { clock, keyStore } = setup();
       const keys = keyStore();
-      const es = await keys.currentKey(rsRealm);
+      const es = await keys.currentKey(realm);
       clock.advance(10);
-      const rs = await keys.currentKey(rsRealm, 'RS256');
+      const rs = await keys.currentKey(realm, 'RS256');
       clock.advance(retention * 10);
-      expect(kids(await keys.publicKeys(rsRealm))).toEqual([es.kid, rs.kid]);
-      expect((await keys.currentKey(rsRealm)).kid).toBe(es.kid);
+      expect(kids(await keys.publicKeys(realm))).toEqual([es.kid, rs.kid]);
+      expect((await keys.currentKey(realm)).kid).toBe(es.kid);
     });
   });
 });

@@ -46,8 +46,10 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async publicKeys(realm: Realm, options: { fresh?: boolean } = {}): Promise<readonly JWK[]> {
-    if (options.fresh) await this.#refresh(realm.name);
-    for (const alg of realm.signingAlgorithms) await this.currentKey(realm, alg);
+    if (options.fresh) {
+      await this.#refresh(realm.name);
+      for (const alg of realm.signingAlgorithms) await this.currentKey(realm, alg);
+    }
     const state = await this.#cached(realm.name);
     const published = publishedKeys(state.keys, realm, this.#nowSeconds());
     if (!state.published || !sameKeys(state.published.keys, published)) {

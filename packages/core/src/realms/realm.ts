@@ -3,7 +3,10 @@ import type { ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
 import type { ResourceConfig } from '../config/resource.js';
-import type { SigningAlgorithm } from '../config/signing-algorithms.js';
+import {
+  ALWAYS_AVAILABLE_ID_TOKEN_ALG,
+  type SigningAlgorithm,
+} from '../config/signing-algorithms.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
 
@@ -51,8 +54,9 @@ export interface Realm {
   /** Protected resources keyed by URI. */
   readonly resources: ReadonlyMap<string, ResourceConfig>;
   /**
-   * The algorithms this realm signs with: its `signing_alg` first, then any other its clients
-   * chose for their ID tokens. The JWKS publishes a key of each.
+   * The algorithms this realm signs with: its `signing_alg` first, then RS256, which every realm
+   * offers for ID tokens (the only other algorithm a client may choose for them). Discovery
+   * advertises these for ID tokens, and the JWKS publishes a key of each from its first answer.
    */
   readonly signingAlgorithms: readonly SigningAlgorithm[];
   /** Every client's allowed origins: who may send a CORS preflight, which names no client. */
@@ -77,7 +81,7 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
     clients: new Map(clients.map((client) => [client.id, client])),
     corsOrigins: new Set(clients.flatMap((client) => [...client.allowedOrigins])),
     signingAlgorithms: Object.freeze([
-      ...new Set([frozen.signing_alg, ...clients.map((client) => client.idTokenAlg)]),
+      ...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
     ]),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
     errorDialect: frozen.error_codes,
