@@ -130,6 +130,63 @@ describe('StoreKeyStore', () => {
     expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
   });
 
+  describe('after the store lost its keys (a restart without persistence, a lossy failover)', () => {
+    /** Deletes the realm's key records, as the store's loss does. */
+    async function loseKeys(store: MemoryStore) {
+      for (let position = 1; await store.delete('signing_key', `keys/${position}`); position++);
+    }
+
+    it('lets running instances and a new one agree on one key within the refresh interval', async () => {
+      const { clock, store, keyStore } = setup();
+      const [a, b] = [keyStore(), keyStore()];
+      const lost = await a.currentKey(realm);
+      expect((await b.currentKey(realm)).kid).toBe(lost.kid);
+      await loseKeys(store);
+
+      const made = await keyStore().currentKey(realm);
+      expect(made.kid).not.toBe(lost.kid);
+      clock.advance(REFRESH_SECONDS + 1);
+      for (const keys of [a, b]) {
+        expect((await keys.currentKey(realm)).kid).toBe(made.kid);
+        expect(kidsOf(await keys.publicKeys(realm))).toEqual([made.kid]);
+      }
+    });
+
+    it('stops signing with a lost key at its next refresh, though no other instance made one', async () => {
+      const { clock, store, keyStore } = setup();
+      const keys = keyStore();
+      const lost = await keys.currentKey(realm);
+      await loseKeys(store);
+      clock.advance(REFRESH_SECONDS + 1);
+      const made = await keys.currentKey(realm);
+      expect(made.kid).not.toBe(lost.kid);
+      expect(await store.get('signing_key', 'keys/1')).toEqual(made);
+      expect((await keyStore().currentKey(realm)).kid).toBe(made.kid);
+    });
+
+    it('stops publishing a lost key at the next fresh read', async () => {
+      const { store, keyStore } = setup();
+      const keys = keyStore();
+      const lost = await keys.currentKey(realm);
+      await loseKeys(store);
+      const published = await keys.publicKeys(realm, { fresh: true });
+      expect(kids(published)).not.toContain(lost.kid);
+      expect(kidsOf(published)).toEqual([(await keys.currentKey(realm)).kid]);
+    });
+
+    it('goes back to the newest key the store still holds when it lost only the latest', async () => {
+      const { clock, store, keyStore } = setup();
+      const keys = keyStore();
+      const kept = await keys.currentKey(realm);
+      const rotated = await keys.rotate(realm);
+      const positions = [2, 3].map((position) => `keys/${position}`);
+      for (const id of positions) await store.delete('signing_key', id);
+      clock.advance(REFRESH_SECONDS + 1);
+      expect((await keys.currentKey(realm)).kid).toBe(kept.kid);
+      expect(kids(await keys.publicKeys(realm))).not.toContain(rotated.kid);
+    });
+  });
+
   it('makes a key of the new algorithm when the realm changes signing_alg, keeping the old one published', async () => {
     const { clock, keyStore } = setup();
     const keys = keyStore();
@@ -178,7 +235,7 @@ describe('StoreKeyStore', () => {
     expect(await keys.publicKeys(realm)).toBe(retired);
   });
 
-  it('reads the store at most once per refresh interval for cached public keys', async () => {
+  it('reads the store at most once per refresh interval for cached public keys: its newest key and the next position, at once', async () => {
     const { clock, keyStore, store } = setup();
     const keys = keyStore();
     await keys.currentKey(realm);
@@ -187,7 +244,10 @@ describe('StoreKeyStore', () => {
     expect(reads).not.toHaveBeenCalled();
     clock.advance(REFRESH_SECONDS + 1);
     await keys.publicKeys(realm);
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads.mock.calls).toEqual([
+      ['signing_key', 'keys/1'],
+      ['signing_key', 'keys/2'],
+    ]);
   });
 
   it('shares one store read among concurrent fresh lookups', async () => {
@@ -196,7 +256,10 @@ describe('StoreKeyStore', () => {
     await keys.publicKeys(realm, { fresh: true });
     const reads = vi.spyOn(store, 'get');
     await Promise.all(Array.from({ length: 20 }, () => keys.publicKeys(realm, { fresh: true })));
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads.mock.calls).toEqual([
+      ['signing_key', 'keys/2'],
+      ['signing_key', 'keys/3'],
+    ]);
   });
 
   it('lets instances with different signing_alg run side by side without minting keys', async () => {

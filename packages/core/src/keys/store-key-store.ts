@@ -125,20 +125,42 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async #read(realmName: string): Promise<RealmKeys> {
+    const state = this.#stateOf(realmName);
+    const known = state.keys.length;
+    // The newest key we know is read again beside the next position, in the same round trip. A
+    // store that no longer holds it lost its keys (a restart without persistence, a lossy
+    // failover): we forget ours, never to sign with or publish a key other instances cannot
+    // read, and take the store's, or make one there as every instance does, so all agree again.
+    const [newest, next] = await Promise.all([
+      known > 0 ? this.#key(realmName, known) : undefined,
+      this.#key(realmName, known + 1),
+    ]);
+    let position = known + 1;
+    let found = next;
+    if (known > 0 && newest?.kid !== state.keys[known - 1]?.kid) {
+      state.keys = [];
+      position = 1;
+      found = await this.#key(realmName, position);
+    }
+    for (; found; found = await this.#key(realmName, ++position)) {
+      // #append may have pushed its own key at this position meanwhile.
+      if (state.keys.length === position - 1) state.keys.push(found);
+    }
+    state.refreshedAt = this.#now();
+    return state;
+  }
+
+  #stateOf(realmName: string): RealmKeys {
     let state = this.#realms.get(realmName);
     if (!state) {
       state = { keys: [], refreshedAt: 0, published: undefined };
       this.#realms.set(realmName, state);
     }
-    for (;;) {
-      const position = state.keys.length + 1;
-      const next = await this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
-      if (!next) break;
-      // #append may have pushed its own key at this position meanwhile.
-      if (state.keys.length === position - 1) state.keys.push(next);
-    }
-    state.refreshedAt = this.#now();
     return state;
+  }
+
+  #key(realmName: string, position: number): Promise<SigningKey | undefined> {
+    return this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
   }
 }
 
