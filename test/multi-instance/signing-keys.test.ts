@@ -9,7 +9,7 @@ import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.
 
 /**
  * Instances of the standalone server sharing one store (memory, PostgreSQL, Redis), on one fake
- * clock: what their signing keys do when the store loses them.
+ * clock: their signing keys after the store lost them, and on a rotation schedule.
  */
 
 /** Instances that share one store and one clock, as `cluster(clock)` starts them. */
@@ -80,6 +80,17 @@ async function jwks(server: Server): Promise<{ kid: string; alg: string }[]> {
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 
+/** The kids of the realm's ES256 keys (its signing_alg) in its JWKS. */
+async function signingKids(server: Server): Promise<string[]> {
+  return (await jwks(server)).filter((key) => key.alg === 'ES256').map((key) => key.kid);
+}
+
+const DAY = 86_400;
+/** The test realm's access tokens (the default lifetime). */
+const ACCESS_TOKEN_TTL = 600;
+/** How long a retired key stays published: the longest lifetime (ID tokens, 3600 s) plus 60 s. */
+const RETENTION = 3600 + 60;
+
 /** Deletes the realm's key records, as a Redis restart without persistence or a lossy failover. */
 async function loseKeys(server: Server) {
   for (let position = 1; await server.store.delete('signing_key', `demo/${position}`); position++);
@@ -125,9 +136,7 @@ describe.each([
       clock.advance(60);
       const published = await Promise.all([a, b, c].map(jwks));
       for (const keys of published) expect(keys).toEqual(published[0]);
-      expect(published[0]?.filter((key) => key.alg === 'ES256').map((key) => key.kid)).toEqual([
-        made,
-      ]);
+      expect(await signingKids(a)).toEqual([made]);
       for (const signer of [a, b, c]) {
         const token = await machineToken(signer);
         expect(kidOf(token)).toBe(made);
@@ -135,6 +144,31 @@ describe.each([
       }
       // What the lost key signed can no longer be verified, by any instance.
       for (const verifier of [a, b, c]) expect(await active(verifier, before)).toBe(false);
+    });
+
+    it('rotate once per key_rotation_seconds in all, and publish the retired key until its tokens expired', async () => {
+      const clock = fakeClock();
+      const start = cluster(clock);
+      const [a, b] = [start({ key_rotation_seconds: DAY }), start({ key_rotation_seconds: DAY })];
+      const first = kidOf(await machineToken(a));
+
+      clock.advance(DAY - ACCESS_TOKEN_TTL / 2);
+      const old = await machineToken(b);
+      expect(kidOf(old)).toBe(first);
+      clock.advance(ACCESS_TOKEN_TTL / 2);
+      const rotated = await Promise.all([a, b, a, b].map(machineToken));
+      const second = kidOf(rotated[0] as string);
+      expect(second).not.toBe(first);
+      for (const token of rotated) expect(kidOf(token)).toBe(second);
+      for (const verifier of [a, b]) {
+        expect(await signingKids(verifier)).toEqual([first, second]);
+        expect(await active(verifier, old)).toBe(true);
+      }
+
+      clock.advance(RETENTION - 1);
+      for (const verifier of [a, b]) expect(await signingKids(verifier)).toEqual([first, second]);
+      clock.advance(1);
+      for (const verifier of [a, b]) expect(await signingKids(verifier)).toEqual([second]);
     });
   });
 });

@@ -130,6 +130,66 @@ describe('StoreKeyStore', () => {
     expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
   });
 
+  describe('with key_rotation_seconds', () => {
+    const period = 86_400;
+    const scheduled = keyRealm({ key_rotation_seconds: period });
+
+    it('rotates once per period, counted from the current key’s creation, however many instances sign', async () => {
+      const { clock, store, keyStore } = setup();
+      const [a, b] = [keyStore(), keyStore()];
+      const first = await a.currentKey(scheduled);
+      clock.advance(period - 1);
+      expect((await b.currentKey(scheduled)).kid).toBe(first.kid);
+
+      clock.advance(1);
+      const signing = await Promise.all(
+        [a, b, keyStore()].flatMap((keys) => [
+          keys.currentKey(scheduled),
+          keys.currentKey(scheduled),
+        ]),
+      );
+      const [second] = signing;
+      expect(second?.kid).not.toBe(first.kid);
+      expect(new Set(signing.map((key) => key.kid))).toEqual(new Set([second?.kid]));
+      expect(await store.get('signing_key', 'keys/3')).toBeUndefined();
+
+      // B's list, read before the rotation, shows its key due: it finds A's instead of adding one.
+      clock.advance(period - 1);
+      expect((await a.currentKey(scheduled)).kid).toBe(second?.kid);
+      clock.advance(1);
+      const third = await a.currentKey(scheduled);
+      clock.advance(5);
+      expect((await b.currentKey(scheduled)).kid).toBe(third.kid);
+      expect(third.kid).not.toBe(second?.kid);
+      expect(await store.get('signing_key', 'keys/4')).toBeUndefined();
+    });
+
+    it('keeps the retired key published until the tokens it signed have expired', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      const retired = await keys.currentKey(scheduled);
+      clock.advance(period);
+      const current = await keys.currentKey(scheduled);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([retired.kid, current.kid]);
+      clock.advance(retention - 1);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([retired.kid, current.kid]);
+      clock.advance(1);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([current.kid]);
+    });
+
+    it('counts the period from a rotation on request', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      await keys.currentKey(scheduled);
+      clock.advance(period / 2);
+      const rotated = await keys.rotate(scheduled);
+      clock.advance(period - 1);
+      expect((await keys.currentKey(scheduled)).kid).toBe(rotated.kid);
+      clock.advance(1);
+      expect((await keys.currentKey(scheduled)).kid).not.toBe(rotated.kid);
+    });
+  });
+
   describe('after the store lost its keys (a restart without persistence, a lossy failover)', () => {
     /** Deletes the realm's key records, as the store's loss does. */
     async function loseKeys(store: MemoryStore) {
