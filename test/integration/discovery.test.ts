@@ -29,6 +29,13 @@ describe('discovery', () => {
     expect(response.body).not.toContain('evil.example');
   });
 
+  it('publishes a key of every ID token algorithm it advertises in the first JWKS answer, before any client needs one', async () => {
+    const fresh = await createHarness({ realm: { signing_alg: 'EdDSA' } });
+    const advertised = (await fresh.get(DISCOVERY)).json().id_token_signing_alg_values_supported;
+    const published = (await fresh.get(endpointPath('jwks'))).json().keys as { alg: string }[];
+    expect(published.map((key) => key.alg)).toEqual(advertised);
+  });
+
   it('advertises back-channel and front-channel logout, with the session (sid) in both', async () => {
     expect((await h.get(DISCOVERY)).json()).toMatchObject({
       end_session_endpoint: `${h.issuer()}/logout`,
@@ -70,7 +77,7 @@ describe('discovery', () => {
 });
 
 describe('JWKS', () => {
-  it('publishes only the public half of the signing key, with kid, alg and use', async () => {
+  it('publishes only the public half of each signing key, with kid, alg and use', async () => {
     const response = await h.get(endpointPath('jwks'));
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/jwk-set+json; charset=utf-8');
@@ -82,6 +89,14 @@ describe('JWKS', () => {
         x: expect.any(String),
         kid: expect.any(String),
         alg: 'EdDSA',
+        use: 'sig',
+      },
+      {
+        kty: 'RSA',
+        n: expect.any(String),
+        e: 'AQAB',
+        kid: expect.any(String),
+        alg: 'RS256',
         use: 'sig',
       },
     ]);

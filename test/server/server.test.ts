@@ -63,13 +63,14 @@ describe('GET /healthz', () => {
 });
 
 describe('admin API', () => {
-  it('rotates a realm key: 204, and the JWKS then publishes both keys', async () => {
+  it('rotates a realm key: 204, and the JWKS then publishes both keys of each algorithm', async () => {
     const { app } = start();
-    expect((await app.inject({ url: '/oauth/demo/jwks' })).json().keys).toHaveLength(1);
+    // ES256, the realm's signing_alg, and RS256, which every realm offers for ID tokens.
+    expect((await app.inject({ url: '/oauth/demo/jwks' })).json().keys).toHaveLength(2);
     const response = await app.inject(rotate('demo', `Bearer ${ADMIN_TOKEN}`));
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
-    expect((await app.inject({ url: '/oauth/demo/jwks' })).json().keys).toHaveLength(2);
+    expect((await app.inject({ url: '/oauth/demo/jwks' })).json().keys).toHaveLength(4);
   });
 
   it.each([

@@ -172,9 +172,14 @@ function typeText(schema: JsonSchema): string {
   }
   const type = schema.type ?? 'any';
   const bounds =
-    rangeText(schema.minimum, schema.maximum, '') ??
+    rangeText(statedBound(schema.minimum), statedBound(schema.maximum), '') ??
     rangeText(schema.minLength, schema.maxLength, ' characters');
   return bounds ? `${type}, ${bounds}` : type;
+}
+
+/** zod bounds every integer by the safe-integer range, which is no limit a reader needs. */
+function statedBound(bound: number | undefined): number | undefined {
+  return bound === undefined || Math.abs(bound) === Number.MAX_SAFE_INTEGER ? undefined : bound;
 }
 
 function rangeText(

@@ -65,6 +65,14 @@ export const realmSchema = z.strictObject({
     .describe(
       'JWS algorithm of the realm key; changing it makes a new key while the old one stays published.',
     ),
+  key_rotation_seconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(DAY, `must be at least ${DAY} seconds (one day)`)
+    .optional()
+    .describe(
+      'Seconds between scheduled rotations of the realm’s signing keys, counted from the creation of the current key; every instance sharing the store rotates at most once per period in total (docs/storage-and-keys.md). Absent: keys rotate only on request.',
+    ),
   error_codes: z
     .enum(['interface', 'registered'])
     .default('interface')

@@ -462,6 +462,20 @@ describe('shapes and types (realm.ts, client.ts, resource.ts, primitives.ts)', (
       issues: [['realms[0].refresh_token_rotation_grace', '<=60']],
     },
     {
+      name: 'a key rotation period shorter than a day',
+      mutate: (d) => {
+        d.realm.key_rotation_seconds = 86_399;
+      },
+      issues: [['realms[0].key_rotation_seconds', 'must be at least 86400 seconds (one day)']],
+    },
+    {
+      name: 'a fractional key rotation period',
+      mutate: (d) => {
+        d.realm.key_rotation_seconds = 86_400.5;
+      },
+      issues: [['realms[0].key_rotation_seconds', 'must be a whole number of seconds']],
+    },
+    {
       name: 'an authorization code living longer than ten minutes',
       mutate: (d) => {
         d.realm.authorization_code_ttl = 601;

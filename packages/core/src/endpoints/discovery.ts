@@ -7,7 +7,6 @@ import {
   RESPONSE_MODES,
   RESPONSE_TYPES,
 } from '../config/client.js';
-import { ALWAYS_AVAILABLE_ID_TOKEN_ALG } from '../config/signing-algorithms.js';
 import type { EndpointHandler } from '../context.js';
 import { GRANT_REGISTRY } from '../grants/registry.js';
 import { withRealmCors } from '../http/cors.js';
@@ -71,9 +70,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [
-      ...new Set([realm.config.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
-    ],
+    id_token_signing_alg_values_supported: realm.signingAlgorithms,
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
     grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'].filter(
       (grant) => grant !== CIBA_GRANT_TYPE || realm.config.ciba !== undefined,

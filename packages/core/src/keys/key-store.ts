@@ -5,7 +5,7 @@ import type { SigningKey } from './signing-key.js';
 
 /**
  * Per-realm signing keys: one current key for each algorithm the realm signs with
- * (`realm.signingAlgorithms`: its `signing_alg`, and RS256 when a client's ID tokens use it).
+ * (`realm.signingAlgorithms`: its `signing_alg`, and RS256, which every realm offers for ID tokens).
  */
 export interface KeyStore {
   /**
@@ -17,8 +17,9 @@ export interface KeyStore {
    * The public keys of the realm's JWKS: the current key of each of the realm's algorithms and
    * every retired key that may still have signed a live token. The same array is returned while
    * the set is unchanged. By default the list may be as old as the implementation's refresh
-   * interval; `fresh` looks for keys other instances made first (the JWKS endpoint, a token whose
-   * `kid` is not in the cached list).
+   * interval, and lack the key of an algorithm nothing has signed with yet; `fresh` looks for keys
+   * other instances made first and makes the missing ones (the JWKS endpoint, a token whose `kid`
+   * is not in the cached list).
    */
   publicKeys(realm: Realm, options?: { fresh?: boolean }): Promise<readonly JWK[]>;
   /**

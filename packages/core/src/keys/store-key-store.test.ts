@@ -9,6 +9,8 @@ import { StoreKeyStore } from './store-key-store.js';
 /** Must match StoreKeyStore: retired keys stay published this long past the realm's longest lifetime. */
 const CLOCK_SKEW_SECONDS = 60;
 const REFRESH_SECONDS = 30;
+/** A back-channel logout token's lifetime. */
+const LOGOUT_TOKEN_SECONDS = 120;
 
 function keyRealm(overrides: Partial<RealmInput> = {}): Realm {
   return buildRealm(validateRealm({ name: 'keys', ...overrides }), 'https://id.example.com');
@@ -21,7 +23,10 @@ function setup() {
   return { clock, store, keyStore };
 }
 
-const kids = (jwks: readonly { kid?: string }[]) => jwks.map((jwk) => jwk.kid);
+type Published = readonly { kid?: string; alg?: string }[];
+const kids = (jwks: Published) => jwks.map((jwk) => jwk.kid);
+/** The kids of the keys of `alg`: a realm's RS256 key beside its ES256 key rotates with it. */
+const kidsOf = (jwks: Published, alg = 'ES256') => kids(jwks.filter((jwk) => jwk.alg === alg));
 
 describe('StoreKeyStore', () => {
   const realm = keyRealm();
@@ -80,11 +85,11 @@ describe('StoreKeyStore', () => {
 
     expect(rotated.kid).not.toBe(old.kid);
     expect((await keys.currentKey(realm)).kid).toBe(rotated.kid);
-    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
     clock.advance(retention - 1);
-    expect(kids(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([old.kid, rotated.kid]);
     clock.advance(1);
-    expect(kids(await keys.publicKeys(realm))).toEqual([rotated.kid]);
+    expect(kidsOf(await keys.publicKeys(realm))).toEqual([rotated.kid]);
   });
 
   it('keeps the retention of a realm with longer-lived tokens', async () => {
@@ -99,6 +104,18 @@ describe('StoreKeyStore', () => {
     expect(kids(await keys.publicKeys(longLived))).not.toContain(old.kid);
   });
 
+  it('keeps a retired key published while a logout token it signed lives, in a realm of shorter tokens', async () => {
+    const { clock, keyStore } = setup();
+    const shortLived = keyRealm({ access_token_ttl: 30, id_token_ttl: 30 });
+    const keys = keyStore();
+    const old = await keys.currentKey(shortLived);
+    await keys.rotate(shortLived);
+    clock.advance(LOGOUT_TOKEN_SECONDS + CLOCK_SKEW_SECONDS - 1);
+    expect(kids(await keys.publicKeys(shortLived))).toContain(old.kid);
+    clock.advance(1);
+    expect(kids(await keys.publicKeys(shortLived))).not.toContain(old.kid);
+  });
+
   it('shows a rotation by one instance to the others', async () => {
     const { clock, keyStore } = setup();
     const [a, b] = [keyStore(), keyStore()];
@@ -107,10 +124,127 @@ describe('StoreKeyStore', () => {
 
     const rotated = await a.rotate(realm);
     // A cached list is served until it is stale; a fresh read (the JWKS endpoint) sees the new key.
-    expect(kids(await b.publicKeys(realm))).toEqual([old.kid]);
-    expect(kids(await b.publicKeys(realm, { fresh: true }))).toEqual([old.kid, rotated.kid]);
+    expect(kidsOf(await b.publicKeys(realm))).toEqual([old.kid]);
+    expect(kidsOf(await b.publicKeys(realm, { fresh: true }))).toEqual([old.kid, rotated.kid]);
     clock.advance(REFRESH_SECONDS + 1);
     expect((await b.currentKey(realm)).kid).toBe(rotated.kid);
+  });
+
+  describe('with key_rotation_seconds', () => {
+    const period = 86_400;
+    const scheduled = keyRealm({ key_rotation_seconds: period });
+
+    it('rotates once per period, counted from the current key’s creation, however many instances sign', async () => {
+      const { clock, store, keyStore } = setup();
+      const [a, b] = [keyStore(), keyStore()];
+      const first = await a.currentKey(scheduled);
+      clock.advance(period - 1);
+      expect((await b.currentKey(scheduled)).kid).toBe(first.kid);
+
+      clock.advance(1);
+      const signing = await Promise.all(
+        [a, b, keyStore()].flatMap((keys) => [
+          keys.currentKey(scheduled),
+          keys.currentKey(scheduled),
+        ]),
+      );
+      const [second] = signing;
+      expect(second?.kid).not.toBe(first.kid);
+      expect(new Set(signing.map((key) => key.kid))).toEqual(new Set([second?.kid]));
+      expect(await store.get('signing_key', 'keys/3')).toBeUndefined();
+
+      // B's list, read before the rotation, shows its key due: it finds A's instead of adding one.
+      clock.advance(period - 1);
+      expect((await a.currentKey(scheduled)).kid).toBe(second?.kid);
+      clock.advance(1);
+      const third = await a.currentKey(scheduled);
+      clock.advance(5);
+      expect((await b.currentKey(scheduled)).kid).toBe(third.kid);
+      expect(third.kid).not.toBe(second?.kid);
+      expect(await store.get('signing_key', 'keys/4')).toBeUndefined();
+    });
+
+    it('keeps the retired key published until the tokens it signed have expired', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      const retired = await keys.currentKey(scheduled);
+      clock.advance(period);
+      const current = await keys.currentKey(scheduled);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([retired.kid, current.kid]);
+      clock.advance(retention - 1);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([retired.kid, current.kid]);
+      clock.advance(1);
+      expect(kidsOf(await keys.publicKeys(scheduled))).toEqual([current.kid]);
+    });
+
+    it('counts the period from a rotation on request', async () => {
+      const { clock, keyStore } = setup();
+      const keys = keyStore();
+      await keys.currentKey(scheduled);
+      clock.advance(period / 2);
+      const rotated = await keys.rotate(scheduled);
+      clock.advance(period - 1);
+      expect((await keys.currentKey(scheduled)).kid).toBe(rotated.kid);
+      clock.advance(1);
+      expect((await keys.currentKey(scheduled)).kid).not.toBe(rotated.kid);
+    });
+  });
+
+  describe('after the store lost its keys (a restart without persistence, a lossy failover)', () => {
+    /** Deletes the realm's key records, as the store's loss does. */
+    async function loseKeys(store: MemoryStore) {
+      for (let position = 1; await store.delete('signing_key', `keys/${position}`); position++);
+    }
+
+    it('lets running instances and a new one agree on one key within the refresh interval', async () => {
+      const { clock, store, keyStore } = setup();
+      const [a, b] = [keyStore(), keyStore()];
+      const lost = await a.currentKey(realm);
+      expect((await b.currentKey(realm)).kid).toBe(lost.kid);
+      await loseKeys(store);
+
+      const made = await keyStore().currentKey(realm);
+      expect(made.kid).not.toBe(lost.kid);
+      clock.advance(REFRESH_SECONDS + 1);
+      for (const keys of [a, b]) {
+        expect((await keys.currentKey(realm)).kid).toBe(made.kid);
+        expect(kidsOf(await keys.publicKeys(realm))).toEqual([made.kid]);
+      }
+    });
+
+    it('stops signing with a lost key at its next refresh, though no other instance made one', async () => {
+      const { clock, store, keyStore } = setup();
+      const keys = keyStore();
+      const lost = await keys.currentKey(realm);
+      await loseKeys(store);
+      clock.advance(REFRESH_SECONDS + 1);
+      const made = await keys.currentKey(realm);
+      expect(made.kid).not.toBe(lost.kid);
+      expect(await store.get('signing_key', 'keys/1')).toEqual(made);
+      expect((await keyStore().currentKey(realm)).kid).toBe(made.kid);
+    });
+
+    it('stops publishing a lost key at the next fresh read', async () => {
+      const { store, keyStore } = setup();
+      const keys = keyStore();
+      const lost = await keys.currentKey(realm);
+      await loseKeys(store);
+      const published = await keys.publicKeys(realm, { fresh: true });
+      expect(kids(published)).not.toContain(lost.kid);
+      expect(kidsOf(published)).toEqual([(await keys.currentKey(realm)).kid]);
+    });
+
+    it('goes back to the newest key the store still holds when it lost only the latest', async () => {
+      const { clock, store, keyStore } = setup();
+      const keys = keyStore();
+      const kept = await keys.currentKey(realm);
+      const rotated = await keys.rotate(realm);
+      const positions = [2, 3].map((position) => `keys/${position}`);
+      for (const id of positions) await store.delete('signing_key', id);
+      clock.advance(REFRESH_SECONDS + 1);
+      expect((await keys.currentKey(realm)).kid).toBe(kept.kid);
+      expect(kids(await keys.publicKeys(realm))).not.toContain(rotated.kid);
+    });
   });
 
   it('makes a key of the new algorithm when the realm changes signing_alg, keeping the old one published', async () => {
@@ -145,7 +279,7 @@ describe('StoreKeyStore', () => {
   it('returns the same JWKS array while the key set is unchanged, and a new one when it changes', async () => {
     const { clock, keyStore } = setup();
     const keys = keyStore();
-    const first = await keys.publicKeys(realm);
+    const first = await keys.publicKeys(realm, { fresh: true });
     expect(await keys.publicKeys(realm)).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
 
@@ -156,12 +290,12 @@ describe('StoreKeyStore', () => {
 
     clock.advance(retention);
     const retired = await keys.publicKeys(realm);
-    expect(retired).toHaveLength(1);
+    expect(retired).toHaveLength(2);
     expect(retired).not.toBe(rotated);
     expect(await keys.publicKeys(realm)).toBe(retired);
   });
 
-  it('reads the store at most once per refresh interval for cached public keys', async () => {
+  it('reads the store at most once per refresh interval for cached public keys: its newest key and the next position, at once', async () => {
     const { clock, keyStore, store } = setup();
     const keys = keyStore();
     await keys.currentKey(realm);
@@ -170,16 +304,22 @@ describe('StoreKeyStore', () => {
     expect(reads).not.toHaveBeenCalled();
     clock.advance(REFRESH_SECONDS + 1);
     await keys.publicKeys(realm);
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads.mock.calls).toEqual([
+      ['signing_key', 'keys/1'],
+      ['signing_key', 'keys/2'],
+    ]);
   });
 
   it('shares one store read among concurrent fresh lookups', async () => {
     const { keyStore, store } = setup();
     const keys = keyStore();
-    await keys.currentKey(realm);
+    await keys.publicKeys(realm, { fresh: true });
     const reads = vi.spyOn(store, 'get');
     await Promise.all(Array.from({ length: 20 }, () => keys.publicKeys(realm, { fresh: true })));
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads.mock.calls).toEqual([
+      ['signing_key', 'keys/2'],
+      ['signing_key', 'keys/3'],
+    ]);
   });
 
   it('lets instances with different signing_alg run side by side without minting keys', async () => {
@@ -192,30 +332,21 @@ describe('StoreKeyStore', () => {
       expect((await old.currentKey(realm)).kid).toBe(es.kid);
       expect((await updated.currentKey(edRealm)).kid).toBe(ed.kid);
     }
-    expect(kids(await updated.publicKeys(edRealm, { fresh: true }))).toEqual([es.kid, ed.kid]);
+    const published = await updated.publicKeys(edRealm, { fresh: true });
+    expect([...kidsOf(published), ...kidsOf(published, 'EdDSA')]).toEqual([es.kid, ed.kid]);
   });
 
-  describe('with a client whose ID tokens are RS256', () => {
-    const rsRealm = keyRealm({
-      clients: [
-        {
-          client_id: 'rp',
-          token_endpoint_auth_method: 'none',
-          redirect_uris: ['https://rp.example.com/cb'],
-          id_token_signed_response_alg: 'RS256',
-        },
-      ],
-    });
-    const algs = (jwks: readonly { alg?: string }[]) => jwks.map((jwk) => jwk.alg);
+  describe('RS256, which every realm offers for ID tokens', () => {
+    const algs = (jwks: Published) => jwks.map((jwk) => jwk.alg);
 
     it('keeps a current key of each algorithm, and publishes both from the first JWKS read', async () => {
       const { keyStore } = setup();
       const keys = keyStore();
-      expect(algs(await keys.publicKeys(rsRealm))).toEqual(['ES256', 'RS256']);
-      const es = await keys.currentKey(rsRealm);
-      const rs = await keys.currentKey(rsRealm, 'RS256');
+      expect(algs(await keys.publicKeys(realm, { fresh: true }))).toEqual(['ES256', 'RS256']);
+      const es = await keys.currentKey(realm);
+      const rs = await keys.currentKey(realm, 'RS256');
       expect([es.alg, rs.alg]).toEqual(['ES256', 'RS256']);
-      expect((await keyStore().currentKey(rsRealm, 'RS256')).kid).toBe(rs.kid);
+      expect((await keyStore().currentKey(realm, 'RS256')).kid).toBe(rs.kid);
     });
 
     it('makes one RS256 key however many requests and instances ask at once', async () => {
@@ -223,47 +354,46 @@ describe('StoreKeyStore', () => {
       const instances = [keyStore(), keyStore()];
       const results = await Promise.all(
         instances.flatMap((keys) =>
-          Array.from({ length: 5 }, () => keys.currentKey(rsRealm, 'RS256')),
+          Array.from({ length: 5 }, () => keys.currentKey(realm, 'RS256')),
         ),
       );
       expect(new Set(results.map((key) => key.kid)).size).toBe(1);
       expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
     });
 
-    it('makes no RS256 key for a realm none of whose clients asks for one', async () => {
+    it('makes one key of a realm whose signing_alg is RS256', async () => {
       const { keyStore } = setup();
-      expect(algs(await keyStore().publicKeys(realm))).toEqual(['ES256']);
+      const rsRealm = keyRealm({ signing_alg: 'RS256' });
+      expect(algs(await keyStore().publicKeys(rsRealm, { fresh: true }))).toEqual(['RS256']);
     });
 
     it('rotates every algorithm; each old key stays published until its own successor outlived the tokens', async () => {
       const { clock, keyStore } = setup();
       const keys = keyStore();
-      const oldEs = await keys.currentKey(rsRealm);
-      const oldRs = await keys.currentKey(rsRealm, 'RS256');
+      const oldEs = await keys.currentKey(realm);
+      const oldRs = await keys.currentKey(realm, 'RS256');
       clock.advance(3600);
-      const newEs = await keys.rotate(rsRealm);
+      const newEs = await keys.rotate(realm);
       expect(newEs.alg).toBe('ES256');
-      const newRs = await keys.currentKey(rsRealm, 'RS256');
+      const newRs = await keys.currentKey(realm, 'RS256');
       expect(newRs.kid).not.toBe(oldRs.kid);
-      expect((await keys.currentKey(rsRealm)).kid).toBe(newEs.kid);
-      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
+      expect((await keys.currentKey(realm)).kid).toBe(newEs.kid);
+      expect(new Set(kids(await keys.publicKeys(realm)))).toEqual(
         new Set([oldEs.kid, oldRs.kid, newEs.kid, newRs.kid]),
       );
       clock.advance(retention);
-      expect(new Set(kids(await keys.publicKeys(rsRealm)))).toEqual(
-        new Set([newEs.kid, newRs.kid]),
-      );
+      expect(new Set(kids(await keys.publicKeys(realm)))).toEqual(new Set([newEs.kid, newRs.kid]));
     });
 
     it('keeps both current keys published however long no rotation happens', async () => {
       const { clock, keyStore } = setup();
       const keys = keyStore();
-      const es = await keys.currentKey(rsRealm);
+      const es = await keys.currentKey(realm);
       clock.advance(10);
-      const rs = await keys.currentKey(rsRealm, 'RS256');
+      const rs = await keys.currentKey(realm, 'RS256');
       clock.advance(retention * 10);
-      expect(kids(await keys.publicKeys(rsRealm))).toEqual([es.kid, rs.kid]);
-      expect((await keys.currentKey(rsRealm)).kid).toBe(es.kid);
+      expect(kids(await keys.publicKeys(realm))).toEqual([es.kid, rs.kid]);
+      expect((await keys.currentKey(realm)).kid).toBe(es.kid);
     });
   });
 });

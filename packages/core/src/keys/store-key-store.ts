@@ -3,14 +3,13 @@ import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import type { Realm } from '../realms/realm.js';
 import type { Store } from '../store/store.js';
 import { generateSigningKey } from './generate.js';
+import { publishedKeys, usableKey } from './key-schedule.js';
 import type { KeyStore } from './key-store.js';
 import type { SigningKey } from './signing-key.js';
 
 const NAMESPACE = 'signing_key';
 /** How long an instance trusts its cached key list before looking for keys other instances made. */
 const REFRESH_MS = 30_000;
-/** Allowance for verifiers whose clocks run behind ours. */
-const CLOCK_SKEW_SECONDS = 60;
 
 interface RealmKeys {
   /** Keys in the order they were made; the last is current. Record ids are `{realm}/{index+1}`. */
@@ -46,8 +45,10 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async publicKeys(realm: Realm, options: { fresh?: boolean } = {}): Promise<readonly JWK[]> {
-    if (options.fresh) await this.#refresh(realm.name);
-    for (const alg of realm.signingAlgorithms) await this.currentKey(realm, alg);
+    if (options.fresh) {
+      await this.#refresh(realm.name);
+      for (const alg of realm.signingAlgorithms) await this.currentKey(realm, alg);
+    }
     const state = await this.#cached(realm.name);
     const published = publishedKeys(state.keys, realm, this.#nowSeconds());
     if (!state.published || !sameKeys(state.published.keys, published)) {
@@ -82,14 +83,20 @@ export class StoreKeyStore implements KeyStore {
     alg: SigningAlgorithm,
     options: { rotate: boolean },
   ): Promise<SigningKey> {
-    const key = await generateSigningKey(alg, this.#nowSeconds());
+    let key: SigningKey | undefined;
     for (;;) {
       const state = await this.#refresh(realm.name);
-      // Another instance made a usable key while we generated ours: use theirs.
+      // Another instance made a usable key (a first key, a scheduled rotation): use theirs.
       const theirs = options.rotate
         ? undefined
         : usableKey(state.keys, realm, alg, this.#nowSeconds());
       if (theirs) return theirs;
+      if (!key) {
+        // Made only when none is usable, then the list is read again: generating an RSA key
+        // takes long enough for another instance to have made one meanwhile.
+        key = await generateSigningKey(alg, this.#nowSeconds());
+        continue;
+      }
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
         // A concurrent refresh may already have read our key back.
@@ -123,20 +130,42 @@ export class StoreKeyStore implements KeyStore {
   }
 
   async #read(realmName: string): Promise<RealmKeys> {
+    const state = this.#stateOf(realmName);
+    const known = state.keys.length;
+    // The newest key we know is read again beside the next position, in the same round trip. A
+    // store that no longer holds it lost its keys (a restart without persistence, a lossy
+    // failover): we forget ours, never to sign with or publish a key other instances cannot
+    // read, and take the store's, or make one there as every instance does, so all agree again.
+    const [newest, next] = await Promise.all([
+      known > 0 ? this.#key(realmName, known) : undefined,
+      this.#key(realmName, known + 1),
+    ]);
+    let position = known + 1;
+    let found = next;
+    if (known > 0 && newest?.kid !== state.keys[known - 1]?.kid) {
+      state.keys = [];
+      position = 1;
+      found = await this.#key(realmName, position);
+    }
+    for (; found; found = await this.#key(realmName, ++position)) {
+      // #append may have pushed its own key at this position meanwhile.
+      if (state.keys.length === position - 1) state.keys.push(found);
+    }
+    state.refreshedAt = this.#now();
+    return state;
+  }
+
+  #stateOf(realmName: string): RealmKeys {
     let state = this.#realms.get(realmName);
     if (!state) {
       state = { keys: [], refreshedAt: 0, published: undefined };
       this.#realms.set(realmName, state);
     }
-    for (;;) {
-      const position = state.keys.length + 1;
-      const next = await this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
-      if (!next) break;
-      // #append may have pushed its own key at this position meanwhile.
-      if (state.keys.length === position - 1) state.keys.push(next);
-    }
-    state.refreshedAt = this.#now();
     return state;
+  }
+
+  #key(realmName: string, position: number): Promise<SigningKey | undefined> {
+    return this.#store.get<SigningKey>(NAMESPACE, `${realmName}/${position}`);
   }
 }
 
@@ -152,44 +181,6 @@ function shared<T>(
     pending.set(key, promise);
   }
   return promise;
-}
-
-/**
- * Keys still in the JWKS: each stays until its successor has signed for longer than any token
- * lives. The successor of a key of an algorithm the realm signs with is the next key of that
- * algorithm; of a key of an algorithm the realm no longer uses (`signing_alg` changed), the next
- * key of any.
- */
-function publishedKeys(
-  keys: readonly SigningKey[],
-  realm: Realm,
-  nowSeconds: number,
-): SigningKey[] {
-  const retention = realm.longestSignedLifetime + CLOCK_SKEW_SECONDS;
-  return keys.filter((key, index) => {
-    const inUse = realm.signingAlgorithms.includes(key.alg);
-    let successor: SigningKey | undefined;
-    for (let next = index + 1; next < keys.length && !successor; next++) {
-      const candidate = keys[next];
-      if (!inUse || candidate?.alg === key.alg) successor = candidate;
-    }
-    return successor === undefined || successor.createdAt + retention > nowSeconds;
-  });
-}
-
-/**
- * The newest published key of `alg`. Not simply the newest key: a realm signs with several
- * algorithms, and while instances with different `signing_alg` settings run side by side (a
- * rolling deploy), each keeps signing with its own published key instead of appending a new one
- * on every request.
- */
-function usableKey(
-  keys: readonly SigningKey[],
-  realm: Realm,
-  alg: SigningAlgorithm,
-  nowSeconds: number,
-): SigningKey | undefined {
-  return publishedKeys(keys, realm, nowSeconds).findLast((key) => key.alg === alg);
 }
 
 function sameKeys(a: readonly SigningKey[], b: readonly SigningKey[]): boolean {

@@ -1,13 +1,11 @@
 import { nowSeconds, type RealmContext } from '../context.js';
 import { randomId } from '../crypto/random.js';
 import { signRealmJwt } from '../jwt/sign.js';
-import type { Client } from '../realms/realm.js';
+import { type Client, LOGOUT_TOKEN_TTL_SECONDS } from '../realms/realm.js';
 
 /** The media type of a logout token (Back-Channel Logout 1.0 §2.4), as its `typ` header. */
 export const LOGOUT_TOKEN_TYPE = 'logout+jwt';
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-/** The receiver needs it only on arrival: each delivery attempt is sent a token made for it. */
-const LOGOUT_TOKEN_TTL_SECONDS = 120;
 
 /** Who was logged out: a session of the user (`sid`), or the user at the client (`sub` alone). */
 export interface LoggedOut {

@@ -3,9 +3,18 @@ import type { ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
 import type { ResourceConfig } from '../config/resource.js';
-import type { SigningAlgorithm } from '../config/signing-algorithms.js';
+import {
+  ALWAYS_AVAILABLE_ID_TOKEN_ALG,
+  type SigningAlgorithm,
+} from '../config/signing-algorithms.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
+
+/**
+ * How long a back-channel logout token lives: its receiver needs it only on arrival, and each
+ * delivery attempt is sent a token made for it. Retired keys stay published at least this long.
+ */
+export const LOGOUT_TOKEN_TTL_SECONDS = 120;
 
 /** A client as the handlers use it: its configuration plus what is derived once from it. */
 export interface Client {
@@ -57,13 +66,17 @@ export interface Realm {
   /** Protected resources keyed by URI. */
   readonly resources: ReadonlyMap<string, ResourceConfig>;
   /**
-   * The algorithms this realm signs with: its `signing_alg` first, then any other its clients
-   * chose for their ID tokens. The JWKS publishes a key of each.
+   * The algorithms this realm signs with: its `signing_alg` first, then RS256, which every realm
+   * offers for ID tokens (the only other algorithm a client may choose for them). Discovery
+   * advertises these for ID tokens, and the JWKS publishes a key of each from its first answer.
    */
   readonly signingAlgorithms: readonly SigningAlgorithm[];
   /** Every client's allowed origins: who may send a CORS preflight, which names no client. */
   readonly corsOrigins: ReadonlySet<string>;
-  /** The largest lifetime of anything this realm signs: how long a retired key must stay published. */
+  /**
+   * The largest lifetime of anything this realm signs (access, ID and logout tokens): how long a
+   * retired key must stay published.
+   */
   readonly longestSignedLifetime: number;
   /** Absolute URL of an endpoint path below the issuer, e.g. `token`. */
   url(path: string): string;
@@ -80,11 +93,15 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
     clients: new Map(clients.map((client) => [client.id, client])),
     corsOrigins: new Set(clients.flatMap((client) => [...client.allowedOrigins])),
     signingAlgorithms: Object.freeze([
-      ...new Set([frozen.signing_alg, ...clients.map((client) => client.idTokenAlg)]),
+      ...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
     ]),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
     errorDialect: frozen.error_codes,
-    longestSignedLifetime: Math.max(frozen.access_token_ttl, frozen.id_token_ttl),
+    longestSignedLifetime: Math.max(
+      frozen.access_token_ttl,
+      frozen.id_token_ttl,
+      LOGOUT_TOKEN_TTL_SECONDS,
+    ),
     url: (path: string) => `${issuer}/${path}`,
   });
 }
