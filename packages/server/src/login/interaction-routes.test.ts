@@ -208,10 +208,19 @@ describe('login page', () => {
       id: 'i1',
       prompt: 'login',
       expectedSub: 'bob-sub',
+      hintedSub: 'bob-sub',
       loginHint: 'alice',
     });
     const { body } = (await openPage(app, url)).response;
     expect(body).toMatch(/name="username"[^>]* value="bob">/);
+  });
+
+  it('never shows who an expected sub no id_token_hint vouches for is (a claims parameter sets it)', async () => {
+    const { app, interactions } = pages();
+    const url = interactions.add({ id: 'i1', prompt: 'login', expectedSub: 'bob-sub' });
+    const { body } = (await openPage(app, url)).response;
+    expect(body).toMatch(/name="username"[^>]* required autofocus>/);
+    expect(body).not.toContain('bob');
   });
 });
 
