@@ -451,6 +451,25 @@ describe('refusals', () => {
     expect((await discovery(server, 'shop')).statusCode).toBe(404);
   });
 
+  it('answers 400 with the problems of every stage at once: shape, cross-field rules and server checks', async () => {
+    // Without cookie_secret, client secrets sealed for a shared store could not be read back.
+    const server = start({ store: 'redis://127.0.0.1:1' }, { store: new MemoryStore() });
+    const body = withChanges(realmObject(), {
+      'clients.0.scope': 'api:write',
+      'clients.2.redirect_uris': ['javascript:alert(1)', 'http://app.example.com/cb'],
+    });
+    const response = await admin(server, 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([
+      { path: 'clients[2].redirect_uris[0]', message: expect.stringContaining('javascript:') },
+      { path: 'clients[0].scope', message: 'names unknown scope "api:write"' },
+      { path: 'clients[2].redirect_uris[1]', message: expect.stringContaining('must be https') },
+      { path: 'clients[0].client_secret', message: expect.stringContaining('cannot be kept') },
+      { path: 'clients[1].client_secret', message: expect.stringContaining('cannot be kept') },
+      // The rest of clients[2] is checked once its refused redirect URI is fixed.
+    ]);
+  });
+
   it('answers 400 for rules across a realm (a client naming an unknown scope)', async () => {
     const body = withChanges(realmObject(), { 'clients.2.scope': 'openid shopping' });
     const response = await admin(start(), 'PUT', '/realms/shop', body);

@@ -23,6 +23,7 @@ export {
   type SigningAlgorithm,
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
+export { type Salvaged, salvage } from './config/salvage.js';
 export type { GrantSummary } from './consent/grants-api.js';
 export type { ErrorCode, ErrorDialect } from './errors/codes.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
