@@ -470,6 +470,20 @@ describe('refusals', () => {
     ]);
   });
 
+  it.each([
+    ['a realm', '/realms/shop', (deep: string) => `{"users":[{"claims":{"x":${deep}}}]}`],
+    ['a client', '/realms/shop/clients/web', (deep: string) => `{"jwks":${deep}}`],
+  ])('answers 400, never 500, to %s nested thousands of levels deep', async (_name, url, body) => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const response = await admin(server, 'PUT', url, body(deep));
+    expect([response.statusCode, response.json().issues]).toEqual([
+      400,
+      [{ path: '', message: 'nests objects and arrays more than 32 levels deep' }],
+    ]);
+  });
+
   it('answers 400 for rules across a realm (a client naming an unknown scope)', async () => {
     const body = withChanges(realmObject(), { 'clients.2.scope': 'openid shopping' });
     const response = await admin(start(), 'PUT', '/realms/shop', body);

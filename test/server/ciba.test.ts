@@ -395,6 +395,21 @@ describe('CIBA approve and deny through the admin API', () => {
     },
   );
 
+  it('answers 400 to an approval body nested deeper than 32 levels', async () => {
+    const authReqId = await initiate();
+    const response = await decide(authReqId, 'approve', {
+      body: `{"amr":${'['.repeat(500)}${']'.repeat(500)}}`,
+    });
+    expect([response.statusCode, response.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_request',
+        error_description: 'the body nests objects and arrays more than 32 levels deep',
+      },
+    ]);
+    await expectPending(authReqId);
+  });
+
   it('answers 400 to a JSON approval sent with another content type', async () => {
     const authReqId = await initiate();
     const response = await decide(authReqId, 'approve', {

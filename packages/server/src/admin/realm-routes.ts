@@ -1,6 +1,7 @@
 import type { ConfigIssue, Provider } from '@gatehouse-oidc/core';
 import { formatIssue, OAuthError } from '@gatehouse-oidc/core';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { depthProblem } from '../config/json-depth.js';
 import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
 import type { EditOutcome, RealmEditor } from '../realms/realm-editor.js';
@@ -125,11 +126,14 @@ async function findClient(catalog: RealmCatalog, { realm, client_id }: ClientPar
 
 function parseBody(body: unknown): { value: unknown } | { issues: ConfigIssue[] } {
   if (typeof body !== 'string') return { issues: [{ path: '', message: 'must be a JSON body' }] };
+  let value: unknown;
   try {
-    return { value: JSON.parse(body) };
+    value = JSON.parse(body);
   } catch {
     return { issues: [{ path: '', message: 'is not valid JSON' }] };
   }
+  const tooDeep = depthProblem(value);
+  return tooDeep ? { issues: [{ path: '', message: tooDeep }] } : { value };
 }
 
 /** The answer to a write; a PUT answers with what it wrote, as GET shows it. */

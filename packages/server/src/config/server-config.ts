@@ -21,6 +21,7 @@ import {
 import { parseStoreValue, type StoreKind } from '../store.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from '../throttle/address-key.js';
 import { httpLimitsSchema } from './http-limits.js';
+import { depthProblem } from './json-depth.js';
 import { usersSchema } from './users.js';
 
 export const MIN_SECRET_LENGTH = 32;
@@ -342,6 +343,8 @@ export async function loadConfig(file: string): Promise<ServerConfig> {
   } catch (error) {
     throw new ConfigFileError(`${file}: invalid JSON: ${describeJsonError(error as SyntaxError)}`);
   }
+  const tooDeep = depthProblem(json);
+  if (tooDeep) throw new ConfigFileError(`${file}: invalid JSON: ${tooDeep}`);
   return parseServerConfig(json);
 }
 
