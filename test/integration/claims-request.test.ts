@@ -251,6 +251,14 @@ describe('sub requested with a value', () => {
     const { params } = clientParams(await b.authorize({ claims: forAlice, prompt: 'none' }));
     expect(decodeJwt((await exchange(h, params.code ?? '')).id_token).sub).toBe('alice');
   });
+
+  it('asks a login for that user without vouching for them: no hintedSub to show', async () => {
+    const { b } = await setup();
+    const forBob = JSON.stringify({ id_token: { sub: { value: 'bob' } } });
+    const details = await b.details(await b.authorize({ claims: forBob }));
+    expect(details).toMatchObject({ prompt: 'login', expectedSub: 'bob' });
+    expect(details).not.toHaveProperty('hintedSub');
+  });
 });
 
 describe('client claims_in_id_token', () => {

@@ -46,7 +46,11 @@ describe('id_token_hint at the authorization endpoint', () => {
   it('asks for the hinted user otherwise, and answers for them once they signed in', async () => {
     const response = await b.authorize({ id_token_hint: await users.idToken({ sub: 'bob' }) });
     expect(isInteraction(h, response)).toBe(true);
-    expect(await b.details(response)).toMatchObject({ prompt: 'login', expectedSub: 'bob' });
+    expect(await b.details(response)).toMatchObject({
+      prompt: 'login',
+      expectedSub: 'bob',
+      hintedSub: 'bob',
+    });
     let answer = await b.finish(response, { login: { sub: 'bob' } });
     const consent = await b.details(answer);
     answer = await b.finish(answer, { consent: { scopes: consent?.scopes ?? [] } });

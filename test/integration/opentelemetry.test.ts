@@ -131,6 +131,39 @@ describe('spans', () => {
     ]);
   });
 
+  it('carries the error code of an answer to a browser script, which CORS headers were added to', async () => {
+    const origin = new URL(WEB_REDIRECT_URI).origin;
+    const response = await h.post(
+      TOKEN,
+      {
+        grant_type: 'authorization_code',
+        code: 'unknown-code',
+        redirect_uri: WEB_REDIRECT_URI,
+        code_verifier: CODE_VERIFIER,
+        client_id: 'web-app',
+        client_secret: SECRETS.web,
+      },
+      { origin },
+    );
+    expect([response.status, response.headers['access-control-allow-origin']]).toEqual([
+      400,
+      origin,
+    ]);
+    expect(gatehouseSpans().map((span) => span.attributes['gatehouse.oauth.error'])).toEqual([
+      'invalid_grant',
+    ]);
+    expect(await counted('gatehouse.errors')).toEqual([
+      {
+        attributes: {
+          'gatehouse.realm': 'test',
+          'gatehouse.endpoint': 'token',
+          'gatehouse.oauth.error': 'invalid_grant',
+        },
+        value: 1,
+      },
+    ]);
+  });
+
   it('marks a server error as an error; no span for a path that names no endpoint of a realm', async () => {
     const failing = await createHarness({
       store: (now) => {

@@ -655,6 +655,39 @@ describe('refusals', () => {
     expect((await discovery(server, 'shop')).statusCode).toBe(404);
   });
 
+  it('answers 400 with the problems of every stage at once: shape, cross-field rules and server checks', async () => {
+    // Without cookie_secret, client secrets sealed for a shared store could not be read back.
+    const server = start({ store: 'redis://127.0.0.1:1' }, { store: new MemoryStore() });
+    const body = withChanges(realmObject(), {
+      'clients.0.scope': 'api:write',
+      'clients.2.redirect_uris': ['javascript:alert(1)', 'http://app.example.com/cb'],
+    });
+    const response = await admin(server, 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([
+      { path: 'clients[2].redirect_uris[0]', message: expect.stringContaining('javascript:') },
+      { path: 'clients[0].scope', message: 'names unknown scope "api:write"' },
+      { path: 'clients[2].redirect_uris[1]', message: expect.stringContaining('must be https') },
+      { path: 'clients[0].client_secret', message: expect.stringContaining('cannot be kept') },
+      { path: 'clients[1].client_secret', message: expect.stringContaining('cannot be kept') },
+      // The rest of clients[2] is checked once its refused redirect URI is fixed.
+    ]);
+  });
+
+  it.each([
+    ['a realm', '/realms/shop', (deep: string) => `{"users":[{"claims":{"x":${deep}}}]}`],
+    ['a client', '/realms/shop/clients/web', (deep: string) => `{"jwks":${deep}}`],
+  ])('answers 400, never 500, to %s nested thousands of levels deep', async (_name, url, body) => {
+    const server = start();
+    await admin(server, 'PUT', '/realms/shop', realmObject());
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const response = await admin(server, 'PUT', url, body(deep));
+    expect([response.statusCode, response.json().issues]).toEqual([
+      400,
+      [{ path: '', message: 'nests objects and arrays more than 32 levels deep' }],
+    ]);
+  });
+
   it('answers 400 for rules across a realm (a client naming an unknown scope)', async () => {
     const body = withChanges(realmObject(), { 'clients.2.scope': 'openid shopping' });
     const response = await admin(start(), 'PUT', '/realms/shop', body);

@@ -203,13 +203,18 @@ describe('CIBA approve and deny through the admin API', () => {
   const decide = (
     authReqId: string,
     decision: string,
-    { headers = AS_ADMIN, body }: { headers?: Record<string, string>; body?: string } = {},
+    {
+      headers = AS_ADMIN,
+      body,
+      remoteAddress,
+    }: { headers?: Record<string, string>; body?: string; remoteAddress?: string } = {},
   ) =>
     app.inject({
       method: 'POST',
       url: `/admin/realms/demo/ciba/${authReqId}/${decision}`,
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       ...(body === undefined ? {} : { payload: body }),
+      ...(remoteAddress === undefined ? {} : { remoteAddress }),
     });
 
   /** The request is still pending: the next poll in time says so. */
@@ -348,6 +353,26 @@ describe('CIBA approve and deny through the admin API', () => {
     await expectPending(authReqId);
   });
 
+  it('approves with the right token from an address a stranger got throttled with wrong ones', async () => {
+    const remoteAddress = '192.0.2.77';
+    const wrongToken = { authorization: `Bearer ${ADMIN_TOKEN}x` };
+    const authReqId = await initiate();
+    const guesses: number[] = [];
+    for (let guess = 0; guess < 12; guess += 1) {
+      guesses.push(
+        (await decide(authReqId, 'approve', { headers: wrongToken, remoteAddress })).statusCode,
+      );
+    }
+    expect(guesses).toEqual([...Array(10).fill(401), 429, 429]);
+    expect((await decide(authReqId, 'approve', { remoteAddress })).statusCode).toBe(204);
+    expect((await pollInTime(authReqId)).statusCode).toBe(200);
+    const realms = await app.inject({ url: '/admin/realms', headers: AS_ADMIN, remoteAddress });
+    expect(realms.statusCode).toBe(200);
+    const thirteenth = await decide(authReqId, 'deny', { headers: wrongToken, remoteAddress });
+    expect(thirteenth.statusCode).toBe(429);
+    expect(thirteenth.headers['retry-after']).toEqual(expect.any(String));
+  });
+
   it.each([
     ['not JSON', 'amr=hwk', 'the body is not valid JSON'],
     ['an array', '["hwk"]', 'expected object'],
@@ -369,6 +394,21 @@ describe('CIBA approve and deny through the admin API', () => {
       await expectPending(authReqId);
     },
   );
+
+  it('answers 400 to an approval body nested deeper than 32 levels', async () => {
+    const authReqId = await initiate();
+    const response = await decide(authReqId, 'approve', {
+      body: `{"amr":${'['.repeat(500)}${']'.repeat(500)}}`,
+    });
+    expect([response.statusCode, response.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_request',
+        error_description: 'the body nests objects and arrays more than 32 levels deep',
+      },
+    ]);
+    await expectPending(authReqId);
+  });
 
   it('answers 400 to a JSON approval sent with another content type', async () => {
     const authReqId = await initiate();

@@ -75,6 +75,29 @@ describe('gatehouse check', () => {
     ]);
   });
 
+  it('prints the problems of every stage at once: shape, cross-field rules and server checks', async () => {
+    const file = dir.write(
+      'stages.json',
+      withChanges(validConfig(), {
+        admin_token: 'change-me',
+        store_options: { table_prefix: 'gh_' },
+        'realms.0.clients.0.scope': 'api:write',
+        'realms.0.clients.2.redirect_uris': ['javascript:alert(1)', 'http://app.example.com/cb'],
+      }),
+    );
+    const { code, stderr } = await runCli(['check', '--config', file]);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')).toEqual([
+      `${file}: invalid configuration`,
+      'realms[0].clients[2].redirect_uris[0]: must not be a javascript:, data:, vbscript:, file: or blob: URL',
+      'realms[0].clients[0].scope: names unknown scope "api:write"',
+      'realms[0].clients[2].redirect_uris[1]: must be https for a web client (plain http only to localhost, 127.0.0.1 or [::1])',
+      'admin_token: must be at least 32 characters (set allow_short_admin_token for local development)',
+      'store_options.table_prefix: applies to postgres:// stores only, not to the memory store',
+      '',
+    ]);
+  });
+
   it('exits 2 with a clear message for a missing file', async () => {
     const missing = dir.path('missing.json');
     expect(await runCli(['check', '--config', missing])).toEqual({

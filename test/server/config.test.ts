@@ -444,6 +444,20 @@ describe('server config', () => {
   });
 });
 
+describe('user claims', () => {
+  it('are refused nesting deeper than 32 levels, at their path', () => {
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 5000; level += 1) deep = { level: deep };
+    const issues = issuesOf(withChanges(validConfig(), { 'realms.0.users.0.claims': { deep } }));
+    expect(issues).toEqual([
+      {
+        path: 'realms[0].users[0].claims',
+        message: 'nests objects and arrays more than 32 levels deep',
+      },
+    ]);
+  });
+});
+
 describe('loadConfig', () => {
   const dir = configDir();
   afterAll(() => dir.remove());
@@ -471,6 +485,16 @@ describe('loadConfig', () => {
       new RegExp(`^${file}: invalid JSON: Unexpected token`),
     );
     expect((error as Error).message).not.toContain('secret');
+  });
+
+  it('refuses a file nesting deeper than 32 levels before validating it', async () => {
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const file = dir.write('deep.json', `{"realms":[{"users":[{"claims":{"x":${deep}}}]}]}`);
+    await expect(loadConfig(file)).rejects.toThrow(
+      new ConfigFileError(
+        `${file}: invalid JSON: nests objects and arrays more than 32 levels deep`,
+      ),
+    );
   });
 
   it('throws a ConfigError for a well-formed file with invalid content', async () => {

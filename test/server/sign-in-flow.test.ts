@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CODE_VERIFIER, S256_CHALLENGE } from '../integration/browser.js';
 import { basicAuthorization, SECRETS } from '../support/fixtures.js';
 import { csrfTokenOf, expectPageHeaders, InjectBrowser, type Injector } from './pages-support.js';
+import { signInThroughPages } from './sign-in-support.js';
 import { validConfig, withChanges } from './support.js';
 
 const REDIRECT_URI = 'https://app.example.com/cb';
@@ -75,6 +76,26 @@ async function submit(
   return response;
 }
 
+/** The tokens the client gets for `code` at the token endpoint. */
+async function redeem(s: ReturnType<typeof server>, code: string) {
+  const token = await s.app.inject({
+    method: 'POST',
+    url: '/oauth/demo/token',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuthorization('web', SECRETS.basic),
+    },
+    payload: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: CODE_VERIFIER,
+    }).toString(),
+  });
+  expect(token.statusCode, token.body).toBe(200);
+  return token.json() as { access_token: string; id_token: string };
+}
+
 /** Through the login page and, when asked, the consent page; the answer that leaves the server. */
 async function signIn(
   s: ReturnType<typeof server>,
@@ -119,22 +140,7 @@ describe('sign-in through the built-in pages', () => {
       session_state: expect.any(String),
     });
 
-    const token = await s.app.inject({
-      method: 'POST',
-      url: '/oauth/demo/token',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basicAuthorization('web', SECRETS.basic),
-      },
-      payload: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: params.code as string,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: CODE_VERIFIER,
-      }).toString(),
-    });
-    expect(token.statusCode, token.body).toBe(200);
-    const { access_token, id_token } = token.json();
+    const { access_token, id_token } = await redeem(s, params.code as string);
     expect(id_token).toEqual(expect.any(String));
     // The claims come from the config's users through the server's Accounts adapter.
     const userinfo = await s.app.inject({
@@ -247,6 +253,41 @@ describe('sign-in through the built-in pages', () => {
     expect(consent?.body).toContain('<li>Know who you are <code>openid</code></li>');
     expect(consent?.body).toContain('<li><code>constructor</code></li>');
     expect(atClient(final).code).toEqual(expect.any(String));
+  });
+});
+
+describe('the username the login page fills in', () => {
+  /** Alice's username is not her sub here, so a page showing it would tell it. */
+  const aliceAsLiddell = () =>
+    server('http://127.0.0.1:3000', undefined, { 'realms.0.users.0.username': 'liddell' });
+
+  /** The login page a fresh browser is shown for `params`, its CSRF token left out. */
+  async function loginPage(s: ReturnType<typeof server>, params: Record<string, string>) {
+    const browser = new InjectBrowser(s.app, 'http://127.0.0.1:3000');
+    const page = await browser.follow(await browser.get(authorizeUrl(s.issuer, params)));
+    expect(page.statusCode, page.body).toBe(200);
+    return page.body.replace(csrfTokenOf(page.body), '');
+  }
+
+  it('is never that of the sub a claims parameter asks for: any sub gets the same blank form', async () => {
+    const s = aliceAsLiddell();
+    const asking = (sub: string) => ({
+      claims: JSON.stringify({ id_token: { sub: { value: sub } } }),
+    });
+    const alice = await loginPage(s, asking('alice'));
+    expect(alice).toMatch(/name="username"[^>]* required autofocus>/);
+    expect(alice).not.toContain('liddell');
+    expect(await loginPage(s, asking('nobody'))).toBe(alice);
+    expect(await loginPage(s, {})).toBe(alice);
+  });
+
+  it('is that of the user a verified id_token_hint names', async () => {
+    const s = aliceAsLiddell();
+    const credentials = { username: 'liddell', password: 'alice-password' };
+    const landed = await signInThroughPages(s.browser, authorizeUrl(s.issuer), credentials);
+    const { id_token } = await redeem(s, landed.searchParams.get('code') as string);
+    const page = await loginPage(s, { id_token_hint: id_token, login_hint: 'someone' });
+    expect(page).toMatch(/name="username"[^>]* value="liddell">/);
   });
 });
 

@@ -68,7 +68,9 @@ const CROSS_FIELD_RULES = `## Rules across fields
 
 Checked when the configuration is loaded, after the shapes above. Each problem is reported with
 its path, e.g. \`realms[0].clients[1].client_secret: is required for client_secret_post\`, and
-every problem is reported at once.
+every problem is reported at once: the rules run on whatever has the right shape, so a value
+refused elsewhere hides none of them, except those of the object holding it (a client with a
+refused field, a realm with refused \`scopes\`), which are checked once it is fixed.
 
 Client (\`config/client-rules.ts\`):
 

@@ -23,6 +23,7 @@ export {
   type SigningAlgorithm,
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
+export { type Salvaged, salvage } from './config/salvage.js';
 export {
   DEFAULT_SECRET_OVERLAP_SECONDS,
   rotateClientSecret,

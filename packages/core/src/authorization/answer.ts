@@ -1,5 +1,4 @@
 import type { RealmContext } from '../context.js';
-import { answeringError } from '../errors/answered-code.js';
 import { type ErrorDialect, wireCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { escapeHtml, htmlPage } from '../http/html.js';
@@ -33,9 +32,9 @@ export async function answerAuthorization(
         delivery.method,
         delivery.cookies,
       );
-      return answeringError(response, error.code);
+      return { ...response, errorCode: error.code };
     }
-    return answeringError(errorPage(error, dialect, delivery.cookies), error.code);
+    return { ...errorPage(error, dialect, delivery.cookies), errorCode: error.code };
   }
 }
 

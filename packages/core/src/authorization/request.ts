@@ -30,6 +30,8 @@ export interface AuthorizationRequest {
   requiredAcr?: string[];
   /** The only user who may be signed in: an id_token_hint's, or a `sub` requested with a value. */
   expectedSub?: string;
+  /** The user a verified id_token_hint names; unlike a requested `sub`, no stranger chose it. */
+  hintedSub?: string;
 }
 
 /** Everything the user consents to: the requested scopes, and those only some claims need. */

@@ -24,7 +24,10 @@ export const authorizationEndpoint: EndpointHandler = async (request, context) =
     return answerAuthorization(context, trusted.target, { method: request.method }, async () => {
       const authorization = validateRequest(params, context.realm, trusted);
       const hinted = await hintedUser(params, context, trusted.client);
-      if (hinted !== undefined) authorization.expectedSub = hinted;
+      if (hinted !== undefined) {
+        authorization.expectedSub = hinted;
+        authorization.hintedSub = hinted;
+      }
       const session = await loadSession(request, context);
       return continueAuthorization(context, authorization, {
         session,

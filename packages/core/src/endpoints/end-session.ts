@@ -1,5 +1,4 @@
 import type { EndpointHandler, RealmContext } from '../context.js';
-import { answeringError } from '../errors/answered-code.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { emitEvent } from '../events/emit.js';
 import { readCookies } from '../http/cookies.js';
@@ -42,7 +41,7 @@ export const endSessionEndpoint: EndpointHandler = async (request, context) => {
     if (!(error instanceof OAuthError) || error.reportCause) throw error;
     const reason = error.description ?? 'The sign-out request is invalid.';
     const page = failedPage(context.logoutMessages(uiLocales), error.status, reason);
-    return answeringError(page, error.code);
+    return { ...page, errorCode: error.code };
   }
 };
 

@@ -36,6 +36,7 @@ const CONSTANT_SUBSTITUTIONS = new Map([
     'a constant',
   ],
   ['express/src/parsed-form.ts: reason', 'one of the fixed reasons of that file'],
+  ['server/src/ciba/approval.ts: tooDeep', 'the fixed text of depthProblem, with a constant'],
 ]);
 
 /**

@@ -1,6 +1,5 @@
 import { jsonResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
-import { answeringError } from './answered-code.js';
 import { type ErrorDialect, wireCode } from './codes.js';
 import { OAuthError, payloadTooLarge, StoreUnavailableError } from './oauth-error.js';
 
@@ -33,7 +32,7 @@ function serialise(error: OAuthError, dialect: ErrorDialect): GatehouseResponse 
   const body: Record<string, string> = { error: wireCode(error.code, dialect) };
   if (error.description) body.error_description = error.description;
   const response = jsonResponse(error.status, body, { ...NO_STORE_HEADERS, ...error.headers });
-  return answeringError(response, error.code);
+  return { ...response, errorCode: error.code };
 }
 
 function reportSafely(onError: (error: unknown) => void, error: unknown): void {

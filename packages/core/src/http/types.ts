@@ -27,6 +27,13 @@ export interface GatehouseResponse {
   body?: string;
   /** `Set-Cookie` values, one header each (they cannot be joined like other headers). */
   cookies?: readonly string[];
+  /**
+   * The OAuth error code of an error answer, as the provider's instrumentation records it (its
+   * own spelling, whatever the realm's dialect on the wire). Never written to the wire: adapters
+   * write the status, headers, cookies and body only. Carried as data, so a copy of the answer
+   * (one CORS headers were added to, say) keeps it.
+   */
+  errorCode?: string;
 }
 
 /**

@@ -29,6 +29,12 @@ export interface InteractionDetails {
    * a login result naming anyone else ends the authorization with login_required.
    */
   expectedSub?: string;
+  /**
+   * The user a verified id_token_hint names, whose username a login page may fill in. Never show
+   * who `expectedSub` is instead: anyone may set it with a `claims` parameter, and the page would
+   * tell them that user's login name and which `sub` values exist.
+   */
+  hintedSub?: string;
   /** For consent: the signed-in user it is asked of. */
   sub?: string;
 }

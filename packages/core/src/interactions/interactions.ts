@@ -120,6 +120,7 @@ export function detailsOf(context: RealmContext, record: InteractionRecord): Int
   if (request.uiLocales) details.uiLocales = [...request.uiLocales];
   if (request.loginHint !== undefined) details.loginHint = request.loginHint;
   if (request.expectedSub !== undefined) details.expectedSub = request.expectedSub;
+  if (request.hintedSub !== undefined) details.hintedSub = request.hintedSub;
   if (record.sub !== undefined) details.sub = record.sub;
   return details;
 }

@@ -1,6 +1,7 @@
-import { ConfigError, type ConfigIssue, joinPath, parseConfig } from '../config/issues.js';
+import { ConfigError, type ConfigIssue, joinPath } from '../config/issues.js';
 import { REALM_NAME, type RealmConfig, type RealmInput, realmSchema } from '../config/realm.js';
 import { realmIssues } from '../config/realm-rules.js';
+import { salvage } from '../config/salvage.js';
 import { buildRealm, type Realm } from './realm.js';
 
 /** The host application's own realm lookup, for realms kept in a database or an admin service. */
@@ -16,19 +17,21 @@ export interface RealmSource {
 /** Rules a realm must meet in a particular provider (e.g. CIBA needs an authenticator push). */
 export type ProviderRealmRules = (config: RealmConfig) => ConfigIssue[];
 
-/** Validates one realm (shape, then cross-field rules) and throws every issue at once. */
+/**
+ * Validates one realm (shape, then cross-field rules on what has the right shape) and throws
+ * every issue at once.
+ */
 export function validateRealm(
   input: unknown,
   path = '',
   providerRules: ProviderRealmRules = () => [],
 ): RealmConfig {
-  const config = parseConfig(realmSchema, input, path);
-  const issues = [...realmIssues(config), ...providerRules(config)].map((issue) => ({
-    ...issue,
-    path: joinPath(path, issue.path),
-  }));
-  if (issues.length > 0) throw new ConfigError(issues);
-  return config;
+  const { issues, value, inInput } = salvage(realmSchema, input, path);
+  const ruleIssues = value ? inInput([...realmIssues(value), ...providerRules(value)]) : [];
+  if (!value || issues.length + ruleIssues.length > 0) {
+    throw new ConfigError([...issues, ...ruleIssues]);
+  }
+  return value;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { answeredErrorCode } from '../errors/answered-code.js';
 import type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
 import type { Realm } from '../realms/realm.js';
 import type { Instrumentation, RequestInstrument } from './instrumentation.js';
@@ -49,7 +48,7 @@ export async function instrumented<R extends ResolvedRequest>(
     response = await answering;
     reportError(failure);
   }
-  const error = answeredErrorCode(response);
+  const error = response.errorCode;
   try {
     instrument.end(
       error === undefined ? { status: response.status } : { status: response.status, error },

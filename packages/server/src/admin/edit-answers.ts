@@ -1,5 +1,6 @@
 import { type ConfigIssue, formatIssue, OAuthError } from '@gatehouse-oidc/core';
 import type { FastifyReply } from 'fastify';
+import { depthProblem } from '../config/json-depth.js';
 import type { EditOutcome } from '../realms/realm-editor.js';
 import { withoutSecrets } from './without-secrets.js';
 
@@ -7,11 +8,14 @@ import { withoutSecrets } from './without-secrets.js';
 
 export function parseBody(body: unknown): { value: unknown } | { issues: ConfigIssue[] } {
   if (typeof body !== 'string') return { issues: [{ path: '', message: 'must be a JSON body' }] };
+  let value: unknown;
   try {
-    return { value: JSON.parse(body) };
+    value = JSON.parse(body);
   } catch {
     return { issues: [{ path: '', message: 'is not valid JSON' }] };
   }
+  const tooDeep = depthProblem(value);
+  return tooDeep ? { issues: [{ path: '', message: tooDeep }] } : { value };
 }
 
 /**

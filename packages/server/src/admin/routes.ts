@@ -46,8 +46,8 @@ const MAX_BODY_BYTES = 1024;
 
 /**
  * The admin API, registered under `/admin`. Every route, known or not, first checks the bearer
- * token, so an unauthenticated caller learns nothing about which realms or routes exist. An
- * address with too many failed checks gets 429 without its token being checked.
+ * token, so an unauthenticated caller learns nothing about which realms or routes exist. The
+ * right token is always served; any other from an address with too many failed checks gets 429.
  */
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   app,
@@ -62,6 +62,9 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
     (_request, body, done) => done(null, body),
   );
   app.addHook('onRequest', async (request, reply) => {
+    // Checked first: a stranger behind the operator's address (NAT, a proxy) must not lock the
+    // operator, or the CIBA authenticator's back end, out with wrong tokens.
+    if (isAdmin(request.headers.authorization)) return;
     const from = addressKey(request.ip, ipv6PrefixLength);
     const blockedUntil = failures.blockedUntil(from);
     if (blockedUntil !== undefined) {
@@ -73,7 +76,6 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
       );
       return send(reply, oauthErrorResponse(refusal));
     }
-    if (isAdmin(request.headers.authorization)) return;
     failures.fail(from);
     const challenge = request.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer';
     const refusal = new OAuthError('invalid_token', undefined, {

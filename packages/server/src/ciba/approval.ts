@@ -1,5 +1,6 @@
 import { type CibaApproval, formatIssue, OAuthError, zodIssues } from '@gatehouse-oidc/core';
 import { z } from 'zod';
+import { depthProblem } from '../config/json-depth.js';
 
 /** No spaces: these values end up in ID token claims and are compared as tokens. */
 const TOKEN = /^[\x21-\x7e]+$/;
@@ -45,6 +46,8 @@ export function parseCibaApproval(
   } catch {
     throw new OAuthError('invalid_request', 'the body is not valid JSON');
   }
+  const tooDeep = depthProblem(json);
+  if (tooDeep) throw new OAuthError('invalid_request', `the body ${tooDeep}`);
   const parsed = approvalSchema.safeParse(json);
   if (!parsed.success) {
     throw new OAuthError('invalid_request', zodIssues(parsed.error).map(formatIssue).join('; '));

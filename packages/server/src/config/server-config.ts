@@ -7,6 +7,7 @@ import {
   providerLimitsSchema,
   type RealmInput,
   realmSchema,
+  salvage,
   validateRealms,
   zodIssues,
 } from '@gatehouse-oidc/core';
@@ -20,6 +21,7 @@ import {
 import { parseStoreValue, type StoreKind } from '../store.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from '../throttle/address-key.js';
 import { httpLimitsSchema } from './http-limits.js';
+import { depthProblem } from './json-depth.js';
 import { usersSchema } from './users.js';
 
 export const MIN_SECRET_LENGTH = 32;
@@ -165,7 +167,8 @@ export const serverRealmSchema = realmSchema.extend({
     ),
 });
 
-export const serverConfigSchema = z.strictObject({
+/** Everything in the file but its realms. */
+const settingsSchema = z.strictObject({
   base_url: baseUrlSchema.describe('Public origin; the issuer of realm R is `{base_url}/oauth/R`.'),
   port: z.number().int().min(0).max(65_535).default(3000),
   host: z.string().min(1).default('127.0.0.1'),
@@ -212,21 +215,34 @@ export const serverConfigSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('Print every client secret and user password at start: local development only.'),
-  realms: z.array(serverRealmSchema).min(1, 'must list at least one realm'),
 });
+
+const realmsSchema = z.array(serverRealmSchema).min(1, 'must list at least one realm');
+
+export const serverConfigSchema = settingsSchema.extend({ realms: realmsSchema });
 
 export type ServerConfigInput = z.input<typeof serverConfigSchema>;
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 export type ServerRealmConfig = ServerConfig['realms'][number];
 
-/** Validates a parsed config file and throws a ConfigError listing every problem. */
+/**
+ * Validates a parsed config file and throws a ConfigError listing every problem: of its shape,
+ * of the cross-field rules on what has the right shape, and of the server's own checks.
+ */
 export function parseServerConfig(input: unknown): ServerConfig {
-  const result = serverConfigSchema.safeParse(input);
-  // Cross-field rules also run on the realms that are well-formed when something else is not,
-  // so one run lists every problem.
-  const issues = [...(result.success ? [] : zodIssues(result.error)), ...crossFieldIssues(input)];
-  if (!result.success || issues.length > 0) throw new ConfigError(issues);
-  return result.data;
+  const settings = settingsSchema.extend({ realms: z.unknown() }).safeParse(input);
+  const file = isObject(input) ? input : undefined;
+  const realms = file && salvage(realmsSchema, file.realms, 'realms');
+  const hasAdminToken = file?.admin_token !== undefined;
+  const issues = [
+    ...(settings.success ? [] : zodIssues(settings.error)),
+    ...(realms?.issues ?? []),
+    ...(realms?.value ? realms.inInput(realmRuleIssues(realms.value, hasAdminToken)) : []),
+    ...adminTokenIssues(input),
+    ...storeSettingIssues(input),
+  ];
+  if (!settings.success || !realms?.value || issues.length > 0) throw new ConfigError(issues);
+  return { ...settings.data, realms: realms.value };
 }
 
 /** The realm as core's provider takes it, without the server-only keys. */
@@ -238,32 +254,31 @@ export function providerRealm({ users: _users, ciba, ...realm }: ServerRealmConf
 
 /**
  * Core's cross-field rules (unknown scopes, resources without a client...) and unique names,
- * and the server's: the authenticator answers CIBA requests through the admin API.
+ * and the server's: the authenticator answers CIBA requests through the admin API. Paths are
+ * relative to the realms.
  */
-function crossFieldIssues(input: unknown): ConfigIssue[] {
-  const realms = wellFormedRealms(input);
-  const entries = realms.map(({ index, realm }) => ({
-    path: `realms[${index}]`,
+function realmRuleIssues(
+  realms: readonly ServerRealmConfig[],
+  hasAdminToken: boolean,
+): ConfigIssue[] {
+  const entries = realms.map((realm, index) => ({
+    path: `[${index}]`,
     input: providerRealm(realm),
   }));
-  const hasAdminToken =
-    typeof input === 'object' && input !== null && 'admin_token' in input
-      ? input.admin_token !== undefined
-      : false;
   const adminIssues = hasAdminToken
     ? []
-    : realms
-        .filter(({ realm }) => realm.ciba !== undefined)
-        .map(({ index }) => ({
-          path: `realms[${index}].ciba`,
-          message: 'needs admin_token: the authenticator approves or denies through the admin API',
-        }));
-  return [
-    ...validateRealms(entries).issues,
-    ...adminIssues,
-    ...adminTokenIssues(input),
-    ...storeSettingIssues(input),
-  ];
+    : realms.flatMap((realm, index) =>
+        realm.ciba === undefined
+          ? []
+          : [
+              {
+                path: `[${index}].ciba`,
+                message:
+                  'needs admin_token: the authenticator approves or denies through the admin API',
+              },
+            ],
+      );
+  return [...validateRealms(entries).issues, ...adminIssues];
 }
 
 /** A short admin_token can be guessed; only a config that says it is for development may have one. */
@@ -304,16 +319,8 @@ function storeSettingIssues(input: unknown): ConfigIssue[] {
   });
 }
 
-function wellFormedRealms(input: unknown): { index: number; realm: ServerRealmConfig }[] {
-  const realms =
-    typeof input === 'object' && input !== null
-      ? (input as { realms?: unknown }).realms
-      : undefined;
-  if (!Array.isArray(realms)) return [];
-  return realms.flatMap((candidate, index) => {
-    const parsed = serverRealmSchema.safeParse(candidate);
-    return parsed.success ? [{ index, realm: parsed.data }] : [];
-  });
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The file could not be read or is not JSON: nothing to list path by path. */
@@ -336,6 +343,8 @@ export async function loadConfig(file: string): Promise<ServerConfig> {
   } catch (error) {
     throw new ConfigFileError(`${file}: invalid JSON: ${describeJsonError(error as SyntaxError)}`);
   }
+  const tooDeep = depthProblem(json);
+  if (tooDeep) throw new ConfigFileError(`${file}: invalid JSON: ${tooDeep}`);
   return parseServerConfig(json);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parsePasswordHash } from '../login/password.js';
+import { depthProblem } from './json-depth.js';
 
 /** Claims a user record may not set: the provider derives them from the user, the client or the token. */
 const RESERVED_CLAIMS = new Set([
@@ -43,6 +44,10 @@ export const userSchema = z
       .describe('A `scrypt$N$r$p$salt$key` hash (see hashPassword).'),
     claims: z
       .record(z.string(), z.unknown())
+      .superRefine((claims, ctx) => {
+        const tooDeep = depthProblem(claims);
+        if (tooDeep) ctx.addIssue({ code: 'custom', message: tooDeep });
+      })
       .default({})
       .describe('OpenID claims (name, email, ...) released according to the granted scopes.'),
   })

@@ -208,10 +208,19 @@ describe('login page', () => {
       id: 'i1',
       prompt: 'login',
       expectedSub: 'bob-sub',
+      hintedSub: 'bob-sub',
       loginHint: 'alice',
     });
     const { body } = (await openPage(app, url)).response;
     expect(body).toMatch(/name="username"[^>]* value="bob">/);
+  });
+
+  it('never shows who an expected sub no id_token_hint vouches for is (a claims parameter sets it)', async () => {
+    const { app, interactions } = pages();
+    const url = interactions.add({ id: 'i1', prompt: 'login', expectedSub: 'bob-sub' });
+    const { body } = (await openPage(app, url)).response;
+    expect(body).toMatch(/name="username"[^>]* required autofocus>/);
+    expect(body).not.toContain('bob');
   });
 });
 
@@ -425,7 +434,7 @@ describe('failure throttle', () => {
 describe('password check queue', () => {
   /** Users whose checks go through `slots`, and a way to hold those slots busy. */
   function busyUsers() {
-    const slots = new DerivationSlots({ concurrent: 1, waitingChecks: 1, waitingSuspectChecks: 1 });
+    const slots = new DerivationSlots({ concurrent: 1, waitingChecks: 0, waitingSuspectChecks: 0 });
     const users = new UserDirectory(usersOf, {
       verify: (password: string, hash: ScryptHash, kind: CheckKind) =>
         verifyPassword(password, hash, slots, kind),
@@ -434,13 +443,13 @@ describe('password check queue', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // One check running and one waiting: the queue is full.
-    const holders = [slots.run(() => released, 'check'), slots.run(() => released, 'check')];
+    // One check running and no place to wait: the queue is full.
+    const holder = slots.run(() => released, 'check');
     return {
       users,
       release: async () => {
         release();
-        await Promise.all(holders);
+        await holder;
       },
     };
   }
@@ -479,6 +488,48 @@ describe('password check queue', () => {
       );
     expect((await post('wrong-password')).statusCode).toBe(401);
     expect((await post('bob-password')).statusCode).toBe(429);
+  });
+
+  it('serves a correct login from a fresh address behind a wave of wrong passwords from 40 others', async () => {
+    const slots = new DerivationSlots();
+    const checks: CheckKind[] = [];
+    const users = new UserDirectory(usersOf, {
+      verify: (password: string, hash: ScryptHash, kind: CheckKind) => {
+        checks.push(kind);
+        return verifyPassword(password, hash, slots, kind);
+      },
+    });
+    // Both derivations run until the test lets them end: every check waits for a place.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holders = [slots.run(() => released, 'check'), slots.run(() => released, 'check')];
+    const { app, interactions } = pages({ users });
+    const url = interactions.add({ id: 'i1', prompt: 'login' });
+    const page = await openPage(app, url);
+    const post = (username: string, password: string, remoteAddress: string) =>
+      postForm(
+        app,
+        url,
+        { csrf_token: page.token, username, password },
+        { cookie: page.cookie, remoteAddress },
+      );
+    // Four posts at once from each of 40 addresses that never failed: the first of each is no
+    // more suspect than the login.
+    const flood = Array.from({ length: 160 }, (_, n) =>
+      post(`flood-${n}`, 'wrong-password', `198.51.100.${n % 40}`),
+    );
+    await vi.waitFor(() => expect(checks).toHaveLength(160), { timeout: 10_000 });
+    const login = post('alice', 'alice-password', '203.0.113.7');
+    await vi.waitFor(() => expect(checks).toHaveLength(161), { timeout: 10_000 });
+    release();
+    await Promise.all(holders);
+    expect((await login).statusCode).toBe(303);
+    const statuses = (await Promise.all(flood)).map((response) => response.statusCode);
+    // The 31 waiting places the login left, and 503 for the rest.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(31);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(129);
   });
 
   it('says it in the page’s language', async () => {

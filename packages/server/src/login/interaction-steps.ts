@@ -136,16 +136,16 @@ export class InteractionSteps {
     csrfField: SafeHtml,
     failure?: LoginFailure,
   ): string {
-    // The user the client expects (its id_token_hint) is the one to sign in; else its login_hint.
-    const expected =
-      details.expectedSub === undefined
+    // The user of the client's verified id_token_hint is the one to sign in; else its login_hint.
+    const hinted =
+      details.hintedSub === undefined
         ? undefined
-        : this.#options.users.username(realm, details.expectedSub);
+        : this.#options.users.username(realm, details.hintedSub);
     return loginPage({
       locale,
       client: details.client.name ?? details.client.id,
       csrfField,
-      username: failure?.username ?? expected ?? details.loginHint,
+      username: failure?.username ?? hinted ?? details.loginHint,
       ...(failure ? { error: failure.error } : {}),
     });
   }

@@ -119,10 +119,10 @@ describe('DerivationSlots', () => {
     ]);
   });
 
-  it('refuses a check beyond the waiting limit at once, without running it; a hash still waits', async () => {
+  it('refuses a suspect check beyond the waiting limit at once, without running it; a hash still waits', async () => {
     const { slots, started, submit } = heldSlots({ concurrent: 1, waitingChecks: 2 });
     const accepted = [submit('running'), submit('w1'), submit('w2')];
-    const refused = submit('refused');
+    const refused = submit('refused', 'suspect-check');
     const hash = submit('hash', 'hash');
     await expect(refused.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
     for (const derivation of [...accepted, hash]) derivation.finish();
@@ -161,11 +161,36 @@ describe('DerivationSlots', () => {
     const refused = submit('s3', 'suspect-check');
     await expect(refused.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
     const clean = submit('c1');
-    const full = submit('c2');
-    await expect(full.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
     for (const derivation of [...accepted, clean]) derivation.finish();
     await Promise.all([...accepted, clean].map(({ result }) => result));
     expect(started).toEqual(['running', 'c1', 's1', 's2']);
+  });
+
+  it('gives a check that is not suspect the place of the last suspect one, else of the first check', async () => {
+    const { started, submit } = heldSlots({
+      concurrent: 1,
+      waitingChecks: 3,
+      waitingSuspectChecks: 2,
+    });
+    const [running, s1, s2, c1] = [
+      submit('running'),
+      submit('s1', 'suspect-check'),
+      submit('s2', 'suspect-check'),
+      submit('c1'),
+    ];
+    const [c2, c3] = [submit('c2'), submit('c3')];
+    await expect(s2.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    await expect(s1.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    // Only checks that are not suspect wait: a newer one takes the place of the first.
+    const c4 = submit('c4');
+    await expect(c1.result).rejects.toBeInstanceOf(PasswordCheckBusyError);
+    // A suspect check never takes a place.
+    await expect(submit('s3', 'suspect-check').result).rejects.toBeInstanceOf(
+      PasswordCheckBusyError,
+    );
+    for (const derivation of [running, c2, c3, c4]) derivation.finish();
+    await Promise.all([running, c2, c3, c4].map(({ result }) => result));
+    expect(started).toEqual(['running', 'c2', 'c3', 'c4']);
   });
 
   it('frees the slot of a derivation that fails', async () => {

@@ -94,9 +94,12 @@ export interface DerivationLimits {
    */
   concurrent: number;
   /**
-   * Password checks waiting for a slot. Beyond it a check is refused at once: a queue without
-   * bound lets a flood of posts make every legitimate login wait minutes. Hashing the config's
-   * plain-text passwords waits without bound; the config file bounds it.
+   * Password checks waiting for a slot. Beyond it a suspect check is refused at once: a queue
+   * without bound lets a flood of posts make every legitimate login wait minutes. A check that
+   * is not suspect takes the place of the last suspect one waiting, or else of the first check
+   * waiting, which is refused: a flood has one such check per address and window, so a wave of
+   * them from many fresh addresses cannot keep refusing a login that comes after it. Hashing the
+   * config's plain-text passwords waits without bound; the config file bounds it.
    */
   waitingChecks: number;
   /**
@@ -119,11 +122,14 @@ type DerivationKind = CheckKind | 'hash';
 interface Waiter {
   kind: DerivationKind;
   start: () => void;
+  /** Gives its waiting place up to a check that takes precedence. */
+  refuse: (error: PasswordCheckBusyError) => void;
 }
 
 /**
  * Slots for scrypt derivations, handed out in arrival order, except that suspect checks go
- * after every other waiting derivation.
+ * after every other waiting derivation. A check that is not suspect finds a waiting place even
+ * when all are taken (see DerivationLimits.waitingChecks).
  */
 export class DerivationSlots {
   #running = 0;
@@ -137,11 +143,13 @@ export class DerivationSlots {
   async run<T>(derivation: () => Promise<T>, kind: DerivationKind): Promise<T> {
     if (this.#running >= this.limits.concurrent) {
       if (kind !== 'hash') {
-        if (this.#full(kind)) throw new PasswordCheckBusyError('too many password checks waiting');
+        if (this.#full(kind) && !(kind === 'check' && this.#giveUpPlace())) {
+          throw new PasswordCheckBusyError('too many password checks waiting');
+        }
         this.#waitingChecks += 1;
       }
       const queue = kind === 'suspect-check' ? this.#waiting.suspect : this.#waiting.first;
-      await new Promise<void>((start) => queue.push({ kind, start }));
+      await new Promise<void>((start, refuse) => queue.push({ kind, start, refuse }));
     } else {
       this.#running += 1;
     }
@@ -156,6 +164,17 @@ export class DerivationSlots {
         next.start();
       }
     }
+  }
+
+  /** Refuses the last suspect check waiting, or else the first check: whether one was. */
+  #giveUpPlace(): boolean {
+    const first = this.#waiting.first;
+    const index = first.findIndex((waiter) => waiter.kind === 'check');
+    const waiter = this.#waiting.suspect.pop() ?? first.splice(index, index === -1 ? 0 : 1)[0];
+    if (!waiter) return false;
+    this.#waitingChecks -= 1;
+    waiter.refuse(new PasswordCheckBusyError('a check that takes precedence took its place'));
+    return true;
   }
 
   #full(kind: CheckKind): boolean {

@@ -3,10 +3,14 @@ import {
   type ConfigIssue,
   rotateClientSecret,
   type SecretRotation,
+  salvage,
   validateRealms,
-  zodIssues,
 } from '@gatehouse-oidc/core';
-import { providerRealm, serverRealmSchema } from '../config/server-config.js';
+import {
+  providerRealm,
+  type ServerRealmConfig,
+  serverRealmSchema,
+} from '../config/server-config.js';
 import { hashPassword } from '../login/password.js';
 import type { ApiRealms, RealmObject, StoredRealm } from './api-realms.js';
 import type { RealmCatalog } from './realm-catalog.js';
@@ -176,13 +180,18 @@ export class RealmEditor {
 
   /** The problems `gatehouse check` would find in this realm, paths relative to it. */
   #problems(realm: RealmObject): ConfigIssue[] {
-    const parsed = serverRealmSchema.safeParse(realm);
-    if (!parsed.success) return zodIssues(parsed.error);
-    const { issues } = validateRealms([{ path: '', input: providerRealm(parsed.data) }]);
+    const { issues, value, inInput } = salvage(serverRealmSchema, realm);
+    if (!value) return issues;
+    return [...issues, ...inInput(this.#ruleIssues(value))];
+  }
+
+  /** The cross-field rules, and whether client secrets can be kept. */
+  #ruleIssues(realm: ServerRealmConfig): ConfigIssue[] {
+    const { issues } = validateRealms([{ path: '', input: providerRealm(realm) }]);
     if (!this.#secretsWouldBeLost) return issues;
     return [
       ...issues,
-      ...parsed.data.clients.flatMap((client, index) =>
+      ...realm.clients.flatMap((client, index) =>
         client.client_secret === undefined
           ? []
           : [
