@@ -20,7 +20,7 @@ import {
   issueAuthorizationCode,
 } from '../../packages/core/src/tokens/authorization-code.js';
 import { issueRefreshToken } from '../../packages/core/src/tokens/refresh-token.js';
-import type { UserGrant } from '../../packages/core/src/tokens/user-grant.js';
+import type { TokenFamily } from '../../packages/core/src/tokens/token-family.js';
 import { SECRETS, TEST_USERS, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { CODE_VERIFIER as BROWSER_CODE_VERIFIER, type browser, clientParams } from './browser.js';
 import {
@@ -213,7 +213,7 @@ export async function userGrants(h: Harness, realmName = 'test') {
   /**
    * Alice's grant to web-app for `openid profile`, signed in 30 s ago; fresh grant id each time.
    */
-  const grant = (overrides: Partial<UserGrant> = {}): UserGrant => ({
+  const grant = (overrides: Partial<TokenFamily> = {}): TokenFamily => ({
     grantId: crypto.randomUUID(),
     realm: realmName,
     sub: 'alice',
@@ -239,7 +239,7 @@ export async function userGrants(h: Harness, realmName = 'test') {
     return issueAuthorizationCode(context, Object.fromEntries(defined) as typeof record);
   }
 
-  const refreshToken = (overrides: Partial<UserGrant> = {}) =>
+  const refreshToken = (overrides: Partial<TokenFamily> = {}) =>
     issueRefreshToken(context, grant(overrides));
 
   return { context, grant, code, refreshToken };

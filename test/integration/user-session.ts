@@ -2,7 +2,7 @@ import type { GatehouseRequest } from '@gatehouse-oidc/core';
 import { loadSession, startSession } from '../../packages/core/src/sessions/session.js';
 import { issueAccessToken } from '../../packages/core/src/tokens/access-token.js';
 import { issueIdToken } from '../../packages/core/src/tokens/id-token.js';
-import type { UserGrant } from '../../packages/core/src/tokens/user-grant.js';
+import type { TokenFamily } from '../../packages/core/src/tokens/token-family.js';
 import type { Harness } from './harness.js';
 import { userGrants } from './user-grants.js';
 
@@ -15,7 +15,7 @@ export async function userSessions(h: Harness, realmName = 'test') {
   const grants = await userGrants(h, realmName);
   const { context, grant } = grants;
 
-  async function accessToken(overrides: Partial<UserGrant> = {}): Promise<string> {
+  async function accessToken(overrides: Partial<TokenFamily> = {}): Promise<string> {
     const { sub, clientId, scopes, grantId, resource } = grant(overrides);
     const issued = await issueAccessToken(context, {
       sub,
@@ -27,7 +27,7 @@ export async function userSessions(h: Harness, realmName = 'test') {
     return issued.token;
   }
 
-  const idToken = (overrides: Partial<UserGrant> = {}) =>
+  const idToken = (overrides: Partial<TokenFamily> = {}) =>
     issueIdToken(context, { grant: grant(overrides) });
 
   /** Signs `sub` in: the session record and the `Cookie` header the browser sends from then on. */

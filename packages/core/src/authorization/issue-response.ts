@@ -4,14 +4,18 @@ import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
 import type { IssuedTokenType } from '../events/events.js';
 import type { LoadedSession, SessionRecord } from '../sessions/session.js';
-import { ConsentRevokedError, SessionEndedError, sessionGrant } from '../sessions/session-grant.js';
+import {
+  ConsentRevokedError,
+  SessionEndedError,
+  sessionFamily,
+} from '../sessions/session-family.js';
 import { sessionState } from '../sessions/session-state.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueAuthorizationCode } from '../tokens/authorization-code.js';
 import { ClosedGrantError } from '../tokens/closed-grant.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
-import type { UserGrant } from '../tokens/user-grant.js';
+import type { TokenFamily } from '../tokens/token-family.js';
 import { redirected } from './authorization-error.js';
 import type { RequestedClaims } from './claims-request.js';
 import type { AuthorizationRequest } from './request.js';
@@ -56,10 +60,10 @@ export async function issueAuthorizationResponse(
   }
 }
 
-/** `sessionGrant`, whose races with a logout or a revocation end the authorization. */
-async function grantOf(...args: Parameters<typeof sessionGrant>) {
+/** `sessionFamily`, whose races with a logout or a revocation end the authorization. */
+async function grantOf(...args: Parameters<typeof sessionFamily>) {
   try {
-    return await sessionGrant(...args);
+    return await sessionFamily(...args);
   } catch (error) {
     if (error instanceof SessionEndedError)
       throw redirected('login_required', 'the session ended during the authorization');
@@ -77,7 +81,7 @@ async function issueUnderGrant(
   grantId: string,
 ): Promise<Record<string, string>> {
   const { scopes } = consented;
-  const grant: UserGrant = {
+  const grant: TokenFamily = {
     grantId,
     realm: context.realm.name,
     sub: session.sub,
@@ -143,7 +147,7 @@ async function issueUnderGrant(
 /** The token_issued event of the tokens the authorization endpoint itself returns, if any. */
 function emitFrontChannelTokens(
   context: RealmContext,
-  grant: UserGrant,
+  grant: TokenFamily,
   params: Record<string, string>,
   accessJti: string | undefined,
 ): void {
@@ -170,7 +174,7 @@ function emitFrontChannelTokens(
  */
 async function idTokenClaims(
   context: RealmContext,
-  grant: UserGrant,
+  grant: TokenFamily,
   withAccessToken: boolean,
 ): Promise<{ claims?: Record<string, unknown> }> {
   const client = context.realm.clients.get(grant.clientId);

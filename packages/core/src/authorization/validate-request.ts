@@ -1,8 +1,8 @@
 import { RESPONSE_MODES } from '../config/client.js';
 import type { RedirectedCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
-import { checkScopesCoverResource, requestedResource } from '../grants/resource.js';
-import { requestedScopes } from '../grants/scope.js';
+import { checkScopesCoverResource, requestedResource } from '../grant-types/resource.js';
+import { requestedScopes } from '../grant-types/scope.js';
 import type { Params } from '../http/form.js';
 import type { Client, Realm } from '../realms/realm.js';
 import { redirected, shownAtProvider } from './authorization-error.js';

@@ -18,7 +18,7 @@ import {
   type SessionRecord,
   startSession,
 } from '../sessions/session.js';
-import { extendSessionGrants } from '../sessions/session-grant.js';
+import { extendSessionFamilies } from '../sessions/session-family.js';
 
 /**
  * Where the browser comes back after the host finished an interaction: applies the result — a
@@ -67,7 +67,7 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
           // Another user signing in on this browser signs the previous one out everywhere.
           if (previous && !continued) await logOutSession(context, previous.id, 'replaced');
           const started = await startSession(context, login, continued);
-          await extendSessionGrants(context, started.session.record);
+          await extendSessionFamilies(context, started.session.record);
           cookies.push(...started.cookies);
           session = started.session;
           loggedInNow = true;

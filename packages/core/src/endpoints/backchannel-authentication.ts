@@ -4,7 +4,7 @@ import { authenticateClient } from '../client-auth/authenticate.js';
 import { CIBA_GRANT_TYPE } from '../config/client.js';
 import { type EndpointHandler, nowSeconds, type RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
-import { requestedScopes } from '../grants/scope.js';
+import { requestedScopes } from '../grant-types/scope.js';
 import type { Params } from '../http/form.js';
 import { readForm } from '../http/read-form.js';
 import { noStoreJson } from '../http/responses.js';

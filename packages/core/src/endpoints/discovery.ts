@@ -8,7 +8,7 @@ import {
   RESPONSE_TYPES,
 } from '../config/client.js';
 import type { EndpointHandler } from '../context.js';
-import { GRANT_REGISTRY } from '../grants/registry.js';
+import { GRANT_TYPE_REGISTRY } from '../grant-types/registry.js';
 import { withRealmCors } from '../http/cors.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Realm } from '../realms/realm.js';
@@ -72,7 +72,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: realm.signingAlgorithms,
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
-    grant_types_supported: [...GRANT_REGISTRY.keys(), 'implicit'].filter(
+    grant_types_supported: [...GRANT_TYPE_REGISTRY.keys(), 'implicit'].filter(
       (grant) => grant !== CIBA_GRANT_TYPE || realm.config.ciba !== undefined,
     ),
     token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,

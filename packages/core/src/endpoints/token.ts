@@ -1,7 +1,7 @@
 import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
-import { GRANT_REGISTRY } from '../grants/registry.js';
+import { GRANT_TYPE_REGISTRY } from '../grant-types/registry.js';
 import { withClientCors } from '../http/cors.js';
 import { readForm } from '../http/read-form.js';
 import { ENDPOINT_PATHS } from './paths.js';
@@ -15,7 +15,7 @@ export const tokenEndpoint: EndpointHandler = async (request, context) => {
   const params = readForm(request, context.maxBodyBytes);
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
-  const grant = GRANT_REGISTRY.get(grantType);
+  const grant = GRANT_TYPE_REGISTRY.get(grantType);
   if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant_type is not supported');
   const client = await authenticateClient(request, params, context, ENDPOINT_PATHS.token);
   if (!client.grantTypes.has(grantType))

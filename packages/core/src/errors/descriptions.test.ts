@@ -66,11 +66,11 @@ const FORWARDED = new Map([
     "the admin API's body, checked against its schema (paths and messages of the schema)",
   ],
   [
-    "server/src/admin/realm-routes.ts: issues.map(formatIssue).join('; ')",
+    "server/src/admin/edit-answers.ts: issues.map(formatIssue).join('; ')",
     "the admin API's realm or client, checked against the config rules (paths and messages)",
   ],
   [
-    'server/src/admin/realm-routes.ts: outcome.error.message',
+    'server/src/admin/edit-answers.ts: outcome.error.message',
     'RealmSecretsUnreadable: the realm and client ids the admin wrote, and a fixed cause',
   ],
 ]);

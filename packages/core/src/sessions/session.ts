@@ -23,7 +23,7 @@ export const sessionCookieName = (realm: Realm) =>
 export const BROWSER_STATE_COOKIE = 'gh_browser_state';
 
 /** The grant a client's codes and tokens of one session are issued under. */
-export interface SessionGrant {
+export interface SessionFamily {
   clientId: string;
   /** The store grant: ending the session revokes it. */
   grantId: string;
@@ -47,7 +47,7 @@ export interface SessionRecord {
   /** Seconds since the epoch. */
   exp: number;
   /** One grant per client that received a code or tokens in this session. */
-  grants: SessionGrant[];
+  grants: SessionFamily[];
   /** Set while the session is being ended: it signs nobody in and takes no new grant. */
   ended?: true;
 }

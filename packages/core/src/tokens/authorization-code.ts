@@ -3,12 +3,12 @@ import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { ConsumeResult } from '../store/store.js';
 import { ClosedGrantError } from './closed-grant.js';
-import type { UserGrant } from './user-grant.js';
+import type { TokenFamily } from './token-family.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
 
 /** Everything the token endpoint must check when the code comes back (RFC 6749 §4.1.3). */
-export interface AuthorizationCodeRecord extends UserGrant {
+export interface AuthorizationCodeRecord extends TokenFamily {
   redirectUri: string;
   /** The S256 challenge (RFC 7636), when the request carried one. */
   codeChallenge?: string;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../realms/realm.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from './id-token-claims.js';
-import type { UserGrant } from './user-grant.js';
+import type { TokenFamily } from './token-family.js';
 
 const ACCOUNT = { name: 'Alice', email: 'alice@example.com', phone_number: '+1' };
-const grant = (claims?: UserGrant['claims']): UserGrant => ({
+const grant = (claims?: TokenFamily['claims']): TokenFamily => ({
   grantId: 'g',
   realm: 'r',
   sub: 'alice',

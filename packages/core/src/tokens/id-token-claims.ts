@@ -1,9 +1,9 @@
 import { claimsForScopes, pickClaims } from '../accounts/claims.js';
 import type { Client } from '../realms/realm.js';
-import type { UserGrant } from './user-grant.js';
+import type { TokenFamily } from './token-family.js';
 
 /** The claims a client asked for by name that come from the account (`acr` comes from the login). */
-function requestedUserClaims(grant: UserGrant, withAccessToken: boolean): string[] {
+function requestedUserClaims(grant: TokenFamily, withAccessToken: boolean): string[] {
   const claims = grant.claims;
   if (!claims) return [];
   const names = withAccessToken ? claims.id_token : [...claims.id_token, ...claims.userinfo];
@@ -16,7 +16,7 @@ function requestedUserClaims(grant: UserGrant, withAccessToken: boolean): string
  * `claims_in_id_token`, or when claims were asked for by name for the ID token (§5.5).
  */
 export function idTokenHasUserClaims(
-  grant: UserGrant,
+  grant: TokenFamily,
   client: Client | undefined,
   withAccessToken: boolean,
 ): boolean {
@@ -30,7 +30,7 @@ export function idTokenHasUserClaims(
 /** The user's claims an ID token carries (see idTokenHasUserClaims), from the account's. */
 export function idTokenUserClaims(
   accountClaims: Readonly<Record<string, unknown>>,
-  grant: UserGrant,
+  grant: TokenFamily,
   client: Client | undefined,
   scopes: readonly string[],
   withAccessToken: boolean,

@@ -3,13 +3,13 @@ import type { SigningAlgorithm } from '../config/realm.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
 import { signRealmJwt } from '../jwt/sign.js';
-import type { UserGrant } from './user-grant.js';
+import type { TokenFamily } from './token-family.js';
 
 export const ID_TOKEN_JWT_TYPE = 'JWT';
 const UNSPECIFIED_ACR = '0';
 
 export interface IdTokenContents {
-  grant: UserGrant;
+  grant: TokenFamily;
   nonce?: string;
   /** Bound through `at_hash` when the token is returned beside an access token. */
   accessToken?: string;

@@ -5,11 +5,11 @@ import { base64urlFromBytes } from '../crypto/base64url.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { ConsumeResult } from '../store/store.js';
-import type { UserGrant } from './user-grant.js';
+import type { TokenFamily } from './token-family.js';
 
 export const REFRESH_TOKEN_NAMESPACE = 'refresh_token';
 
-export interface RefreshTokenRecord extends UserGrant {
+export interface RefreshTokenRecord extends TokenFamily {
   /** Seconds since the epoch. */
   iat: number;
   /** `iat` in milliseconds, which tells a token issued just after its client's revocation apart. */
@@ -32,7 +32,7 @@ export interface RefreshTokenRecord extends UserGrant {
  */
 export async function issueRefreshToken(
   context: RealmContext,
-  grant: UserGrant,
+  grant: TokenFamily,
   exp?: number,
   token?: string,
 ): Promise<string> {

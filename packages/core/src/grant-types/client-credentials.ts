@@ -2,7 +2,7 @@ import { OAuthError } from '../errors/oauth-error.js';
 import { emitEvent } from '../events/emit.js';
 import { noStoreJson } from '../http/responses.js';
 import { issueAccessToken } from '../tokens/access-token.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantTypeHandler } from './grant-type.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 import { requestedScopes, USER_SCOPES } from './scope.js';
 
@@ -12,7 +12,7 @@ import { requestedScopes, USER_SCOPES } from './scope.js';
  * refresh_token; `resource` becomes the audience. Without scope, the client's default scopes that
  * need no user.
  */
-export const clientCredentialsGrant: GrantHandler = async (params, client, context) => {
+export const clientCredentialsGrant: GrantTypeHandler = async (params, client, context) => {
   const resource = requestedResource(params.get('resource'), context.realm);
   const fallback = client.defaultScopes.filter((scope) => !USER_SCOPES.has(scope));
   const scopes = requestedScopes(params.get('scope'), client, fallback);

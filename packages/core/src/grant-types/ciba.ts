@@ -11,7 +11,7 @@ import { randomId } from '../crypto/random.js';
 import { OAuthError, StoreUnavailableError } from '../errors/oauth-error.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantTypeHandler } from './grant-type.js';
 import { userTokenResponse } from './user-token-response.js';
 
 /**
@@ -22,7 +22,7 @@ import { userTokenResponse } from './user-token-response.js';
  * cancelled or already answered request. The approved request gives its tokens exactly once. Each
  * step is one compare-and-set, re-read when a concurrent poll or decision got there first.
  */
-export const cibaGrant: GrantHandler = async (params, client, context) => {
+export const cibaGrant: GrantTypeHandler = async (params, client, context) => {
   const authReqId = params.get('auth_req_id');
   if (authReqId === undefined) throw new OAuthError('invalid_request', 'auth_req_id is required');
   for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {

@@ -6,7 +6,7 @@ import type { RequestedClaims } from '../authorization/claims-request.js';
  * tokens and the refresh tokens in the store, so a replayed code or refresh token can revoke them
  * all at once (RFC 6749 §4.1.2, RFC 9700 §4.14).
  */
-export interface UserGrant {
+export interface TokenFamily {
   grantId: string;
   realm: string;
   sub: string;

@@ -2,11 +2,11 @@ import { CIBA_GRANT_TYPE } from '../config/client.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { cibaGrant } from './ciba.js';
 import { clientCredentialsGrant } from './client-credentials.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantTypeHandler } from './grant-type.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
 /** Token-endpoint grants by `grant_type`. Later grants register here. */
-export const GRANT_REGISTRY: ReadonlyMap<string, GrantHandler> = new Map([
+export const GRANT_TYPE_REGISTRY: ReadonlyMap<string, GrantTypeHandler> = new Map([
   ['authorization_code', authorizationCodeGrant],
   ['client_credentials', clientCredentialsGrant],
   ['refresh_token', refreshTokenGrant],

@@ -1,15 +1,15 @@
 import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
-import type { UserGrant } from '../tokens/user-grant.js';
+import type { TokenFamily } from '../tokens/token-family.js';
 
 /**
  * Revokes the grant of a replayed code or refresh token (RFC 6749 §4.1.2, RFC 9700 §4.14.2). The
  * store keeps the grant closed afterwards, so the tokens the legitimate request may be writing at
  * this very moment are not kept either.
  */
-export async function revokeReplayedGrant(
+export async function revokeReplayedFamily(
   context: RealmContext,
-  grant: UserGrant,
+  grant: TokenFamily,
   credential: 'authorization_code' | 'refresh_token',
 ): Promise<void> {
   await context.store.revokeGrant(grant.grantId);

@@ -4,7 +4,7 @@ import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
 
 /** One grant type of the token endpoint, run after the client has authenticated. */
-export type GrantHandler = (
+export type GrantTypeHandler = (
   params: Params,
   client: Client,
   context: RealmContext,

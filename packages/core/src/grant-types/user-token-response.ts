@@ -12,14 +12,14 @@ import { issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
-import type { UserGrant } from '../tokens/user-grant.js';
+import type { TokenFamily } from '../tokens/token-family.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 
 export interface UserTokenIssue {
   /** The token endpoint's grant_type, for the token_issued event. */
   grantType: string;
   /** The grant every token belongs to; a refresh token carries it unchanged. */
-  grant: UserGrant;
+  grant: TokenFamily;
   /** The user's account, read by the grant to check it still exists. */
   account: Account;
   /** The access token's scopes: the grant's, or fewer when a refresh request narrowed them. */
@@ -121,7 +121,7 @@ const isIssuedTokenType = (name: string): name is IssuedTokenType => ISSUED_TOKE
  */
 export function userTokenResource(
   requested: string | undefined,
-  grant: UserGrant,
+  grant: TokenFamily,
   realm: Realm,
   scopes: readonly string[],
 ): ResourceConfig | undefined {

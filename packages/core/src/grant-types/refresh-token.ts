@@ -9,8 +9,8 @@ import {
   successorToken,
   withinRotationGrace,
 } from '../tokens/refresh-token.js';
-import type { GrantHandler } from './grant.js';
-import { revokeReplayedGrant } from './replay.js';
+import type { GrantTypeHandler } from './grant-type.js';
+import { revokeReplayedFamily } from './replay.js';
 import { requestedScopes } from './scope.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
@@ -26,7 +26,7 @@ import { userTokenResource, userTokenResponse } from './user-token-response.js';
  * is not reuse: it gets the same successor the first use got, with access and ID tokens of its
  * own. Another client's presentation is refused before anything is consumed, as always.
  */
-export const refreshTokenGrant: GrantHandler = async (params, client, context) => {
+export const refreshTokenGrant: GrantTypeHandler = async (params, client, context) => {
   const token = params.get('refresh_token');
   if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
 
@@ -53,7 +53,7 @@ export const refreshTokenGrant: GrantHandler = async (params, client, context) =
   if (!consumed) throw unusable();
   const { note } = consumed;
   if (!consumed.firstUse && !withinRotationGrace(context, note)) {
-    await revokeReplayedGrant(context, grant, 'refresh_token');
+    await revokeReplayedFamily(context, grant, 'refresh_token');
     throw new OAuthError(
       'invalid_grant',
       'the refresh token was already used; its grant is revoked',

@@ -1,8 +1,8 @@
 import { OAuthError } from '../errors/oauth-error.js';
 import { consumeAuthorizationCode, findAuthorizationCode } from '../tokens/authorization-code.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantTypeHandler } from './grant-type.js';
 import { checkCodeVerifier } from './pkce.js';
-import { revokeReplayedGrant } from './replay.js';
+import { revokeReplayedFamily } from './replay.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
 /**
@@ -13,7 +13,7 @@ import { userTokenResource, userTokenResponse } from './user-token-response.js';
  * request that passes them spends the code, whatever then goes wrong; a second one is a replay
  * and revokes every token issued from the code (RFC 6749 §4.1.2).
  */
-export const authorizationCodeGrant: GrantHandler = async (params, client, context) => {
+export const authorizationCodeGrant: GrantTypeHandler = async (params, client, context) => {
   const code = params.get('code');
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   const presentedRedirectUri = params.get('redirect_uri');
@@ -38,7 +38,7 @@ export const authorizationCodeGrant: GrantHandler = async (params, client, conte
   if (!consumed) throw unusable();
   const { redirectUri, codeChallenge, nonce, exp, ...grant } = consumed.value;
   if (!consumed.firstUse) {
-    await revokeReplayedGrant(context, grant, 'authorization_code');
+    await revokeReplayedFamily(context, grant, 'authorization_code');
     throw new OAuthError(
       'invalid_grant',
       'the code was already used; the tokens issued from it are revoked',

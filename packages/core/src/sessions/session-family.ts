@@ -6,7 +6,7 @@ import {
   MAX_UPDATE_ATTEMPTS,
   rereadSession,
   SESSION_NAMESPACE,
-  type SessionGrant,
+  type SessionFamily,
   type SessionRecord,
 } from './session.js';
 
@@ -33,7 +33,7 @@ export class ConsentRevokedError extends Error {
  * reused while it belongs to the same consent; `replacing` names one found revoked (a replayed
  * code revokes its grant), which a new grant then takes the place of.
  */
-export async function sessionGrant(
+export async function sessionFamily(
   context: RealmContext,
   session: LoadedSession,
   consent: ConsentRecord,
@@ -47,7 +47,7 @@ export async function sessionGrant(
     if (existing && existing.consentId === consent.id && existing.grantId !== replacing)
       return { grantId: existing.grantId, session: current };
     if (current.revision !== undefined) {
-      const added: SessionGrant = {
+      const added: SessionFamily = {
         clientId: consent.clientId,
         grantId: randomId(16),
         consentId: consent.id,
@@ -76,7 +76,7 @@ export async function sessionGrant(
  * registrations while codes issued later in the session, and their refresh tokens, still live
  * under it, and revoking the consent would leave those working.
  */
-export async function extendSessionGrants(
+export async function extendSessionFamilies(
   context: RealmContext,
   session: SessionRecord,
 ): Promise<void> {
