@@ -88,5 +88,5 @@ export async function verifyClientAssertion(
 function verificationKey(client: Client, context: RealmContext) {
   const key = client.assertionKey;
   if (key === undefined || key instanceof Uint8Array || typeof key === 'function') return key;
-  return context.remoteKeySets.keyFor(context.realm.name, client.id, key.jwksUri);
+  return context.remoteKeySets.keyFor(context.realm.name, client.id, key);
 }
