@@ -21,8 +21,10 @@ export async function findClient(
   const settings = context.realm.config.client_id_metadata_documents;
   const url = documentUrlIn(context.realm, clientId);
   if (!settings || !url) return undefined;
-  const allowedByHost = await context.allowClientIdMetadataDocument?.(url, context.realm.name);
-  if (!isAllowedHost(url.hostname, settings.allowed_hosts) || allowedByHost === false) {
+  if (
+    !isAllowedHost(url.hostname, settings.allowed_hosts) ||
+    (await context.allowClientIdMetadataDocument?.(url, context.realm.name)) === false
+  ) {
     throw new OAuthError(
       'invalid_client',
       'client metadata documents from the host of this client_id are not accepted here',
