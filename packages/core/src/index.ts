@@ -24,6 +24,7 @@ export {
 } from './config/realm.js';
 export { type ResourceConfig, type ResourceInput, resourceSchema } from './config/resource.js';
 export type { GrantSummary } from './consent/grants-api.js';
+export type { AllowClientIdMetadataDocument } from './context.js';
 export type { ErrorCode, ErrorDialect } from './errors/codes.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
 export { errorToResponse, oauthErrorResponse } from './errors/to-response.js';
@@ -85,7 +86,7 @@ export {
   type ProviderOptions,
   type Sessions,
 } from './provider.js';
-export type { Client, Realm, RemoteJwks } from './realms/realm.js';
+export type { Client, ClientSource, Realm, RemoteJwks } from './realms/realm.js';
 export {
   type ProviderRealmRules,
   type RealmLoader,
