@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
-import { createServer, type ServerResponse } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createProvider, type Provider } from '@gatehouse-oidc/core';
 import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
