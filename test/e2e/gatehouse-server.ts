@@ -23,8 +23,8 @@ export interface RunningGatehouse {
   close(): Promise<void>;
 }
 
-/** What the host app plugs into Gatehouse: its user store and its own login page. */
-export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl'>;
+/** What the host app plugs into Gatehouse: its user store, its own login page, its outbound fetch. */
+export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl' | 'fetch'>;
 
 /**
  * Gatehouse mounted under a prefix in a host app of one framework, with its metadata also at the

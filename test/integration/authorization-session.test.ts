@@ -50,6 +50,7 @@ describe('interactions handed to the host', () => {
       realm: 'test',
       prompt: 'login',
       client: { id: 'web-app', name: 'Web App' },
+      redirectUri: 'https://app.example.com/cb',
       scopes: ['openid', 'profile'],
       requestedPrompt: [],
       maxAge: 300,

@@ -115,6 +115,7 @@ export interface HarnessOptions {
   /** Outbound calls (jwks_uri, back-channel logout); the global fetch by default. */
   fetch?: typeof fetch;
   logoutMessages?: ProviderOptions['logoutMessages'];
+  allowClientIdMetadataDocument?: ProviderOptions['allowClientIdMetadataDocument'];
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -143,6 +144,9 @@ export async function createHarness(options: HarnessOptions = {}) {
     ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logoutMessages ? { logoutMessages: options.logoutMessages } : {}),
+    ...(options.allowClientIdMetadataDocument
+      ? { allowClientIdMetadataDocument: options.allowClientIdMetadataDocument }
+      : {}),
   });
   const issuer = (realmName = 'test') => `${BASE_URL}/oauth/${realmName}`;
   const nowSeconds = () => Math.floor(clock.now() / 1000);

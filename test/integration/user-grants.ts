@@ -12,6 +12,7 @@ import { bodyLimit } from '@gatehouse-oidc/core/adapter';
 import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { expect } from 'vitest';
 import { RemoteKeySets } from '../../packages/core/src/client-auth/remote-key-sets.js';
+import { MetadataDocumentClients } from '../../packages/core/src/client-metadata/document-clients.js';
 import type { RealmContext } from '../../packages/core/src/context.js';
 import { BackchannelDelivery } from '../../packages/core/src/logout/backchannel-delivery.js';
 import { ENGLISH_LOGOUT_MESSAGES } from '../../packages/core/src/logout/messages.js';
@@ -196,6 +197,8 @@ export async function userGrants(h: Harness, realmName = 'test') {
       {},
       outbound,
     ),
+    metadataDocumentClients: new MetadataDocumentClients(h.clock.now, outbound),
+    allowClientIdMetadataDocument: undefined,
     logoutMessages: () => ENGLISH_LOGOUT_MESSAGES,
     backchannel: new BackchannelDelivery(
       (error) => {

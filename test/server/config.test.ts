@@ -25,6 +25,25 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'Unrecognized key: "prot"',
     },
     {
+      name: 'a client metadata document host pattern in the middle of a name',
+      changes: {
+        'realms.0.client_id_metadata_documents': { enabled: true, allowed_hosts: ['agent.*.com'] },
+      },
+      path: 'realms[0].client_id_metadata_documents.allowed_hosts[0]',
+      message: 'must be a host name in lower case',
+    },
+    {
+      name: 'client metadata document cache bounds the wrong way round',
+      changes: {
+        'realms.0.client_id_metadata_documents': {
+          enabled: true,
+          cache_seconds: { min: 600, max: 60 },
+        },
+      },
+      path: 'realms[0].client_id_metadata_documents.cache_seconds.min',
+      message: 'min must not exceed max',
+    },
+    {
       name: 'base_url not http(s)',
       changes: { base_url: 'ftp://x' },
       path: 'base_url',

@@ -1,6 +1,7 @@
 import type { Accounts } from './accounts/accounts.js';
 import type { AuthenticatorPush } from './ciba/authenticator-push.js';
 import type { RemoteKeySets } from './client-auth/remote-key-sets.js';
+import type { MetadataDocumentClients } from './client-metadata/document-clients.js';
 import type { ProviderLimits } from './config/provider.js';
 import type { EventSink } from './events/emit.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
@@ -32,6 +33,10 @@ export interface ProviderContext {
   readonly outbound: OutboundFetcher;
   /** The key sets of clients registered with a jwks_uri, fetched on first use. */
   readonly remoteKeySets: RemoteKeySets;
+  /** Clients read from Client ID Metadata Documents, kept within their realms' bounds. */
+  readonly metadataDocumentClients: MetadataDocumentClients;
+  /** The host application's own rule on where realms may take clients' documents from. */
+  readonly allowClientIdMetadataDocument: AllowClientIdMetadataDocument | undefined;
   /** The words of the logout pages for a request's `ui_locales`. */
   readonly logoutMessages: (uiLocales: readonly string[]) => LogoutMessages;
   /** Posts logout tokens to clients' backchannel_logout_uri, in the background. */
@@ -41,6 +46,15 @@ export interface ProviderContext {
   /** Where events go (events/emit.ts); undefined when nobody listens. */
   readonly events: EventSink | undefined;
 }
+
+/**
+ * Whether a realm may take a client from the metadata document at `url`, beside the realm's own
+ * `allowed_hosts`: false refuses the client with `invalid_client`.
+ */
+export type AllowClientIdMetadataDocument = (
+  url: URL,
+  realmName: string,
+) => boolean | Promise<boolean>;
 
 export interface RealmContext extends ProviderContext {
   readonly realm: Realm;

@@ -31,6 +31,7 @@ export {
   type SecretRotationOptions,
 } from './config/secret-rotation.js';
 export type { GrantSummary } from './consent/grants-api.js';
+export type { AllowClientIdMetadataDocument } from './context.js';
 export type { ErrorCode, ErrorDialect } from './errors/codes.js';
 export { OAuthError, StoreUnavailableError } from './errors/oauth-error.js';
 export { errorToResponse, oauthErrorResponse } from './errors/to-response.js';
@@ -94,7 +95,7 @@ export {
   type ProviderOptions,
   type Sessions,
 } from './provider.js';
-export type { Client, PreviousSecret, Realm, RemoteJwks } from './realms/realm.js';
+export type { Client, ClientSource, PreviousSecret, Realm, RemoteJwks } from './realms/realm.js';
 export {
   type ProviderRealmRules,
   type RealmLoader,

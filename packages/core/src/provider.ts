@@ -2,6 +2,7 @@ import { type Accounts, claimlessAccounts } from './accounts/accounts.js';
 import type { AuthenticatorPush, CibaApproval } from './ciba/authenticator-push.js';
 import { decideCibaRequest } from './ciba/decide.js';
 import { RemoteKeySets } from './client-auth/remote-key-sets.js';
+import { MetadataDocumentClients } from './client-metadata/document-clients.js';
 import type { ConfigIssue } from './config/issues.js';
 import {
   type CheckedOptionName,
@@ -10,7 +11,7 @@ import {
 } from './config/provider.js';
 import type { RealmConfig, RealmInput } from './config/realm.js';
 import { type GrantSummary, listGrants, revokeUserGrant } from './consent/grants-api.js';
-import type { ProviderContext, RealmContext } from './context.js';
+import type { AllowClientIdMetadataDocument, ProviderContext, RealmContext } from './context.js';
 import type { ErrorDialect } from './errors/codes.js';
 import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
@@ -92,6 +93,12 @@ export interface ProviderOptions {
    * Not with `outbound`.
    */
   fetch?: typeof fetch;
+  /**
+   * Where realms that take Client ID Metadata Documents may take them from, beside each realm's
+   * `allowed_hosts`: called with the document's URL and the realm's name before anything is
+   * fetched; false refuses the client with `invalid_client`. Default: the realms' settings alone.
+   */
+  allowClientIdMetadataDocument?: AllowClientIdMetadataDocument;
   /**
    * Largest accepted request body; larger ones get 413. Default 64 KiB. Adapters read it with
    * `bodyLimit` from `@gatehouse-oidc/core/adapter`.
@@ -268,6 +275,8 @@ export function createProvider(options: ProviderOptions): Provider {
     authenticatorPush: push,
     outbound,
     remoteKeySets: new RemoteKeySets(now, reportError, {}, outbound),
+    metadataDocumentClients: new MetadataDocumentClients(now, outbound),
+    allowClientIdMetadataDocument: options.allowClientIdMetadataDocument,
     backchannel: new BackchannelDelivery(reportError, {}, outbound),
     logoutMessages: options.logoutMessages ?? (() => ENGLISH_LOGOUT_MESSAGES),
     reportError,

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { OutboundError, type OutboundTransport } from '@gatehouse-oidc/core';
 import { Agent, fetch } from 'undici';
 import { isPublicAddress } from './public-address.js';
@@ -7,6 +8,11 @@ import { publicOnlyLookup, type ResolveAll } from './public-lookup.js';
 export interface NodeOutboundOptions {
   /** Resolves names for outside URLs (tests); default `dns.lookup`. */
   resolveAll?: ResolveAll;
+  /**
+   * PEM certificates trusted beside Node.js's bundled roots (a private CA, or a test's own);
+   * given, they stand in for `NODE_EXTRA_CA_CERTS`. Default: Node.js's trusted roots.
+   */
+  ca?: readonly string[];
 }
 
 /**
@@ -17,8 +23,11 @@ export interface NodeOutboundOptions {
  * (`NODE_EXTRA_CA_CERTS` adds one). Redirects are answered, never followed.
  */
 export function nodeOutbound(options: NodeOutboundOptions = {}): OutboundTransport {
-  const anywhere = new Agent();
-  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup(options.resolveAll) } });
+  const ca = options.ca ? { ca: [...rootCertificates, ...options.ca] } : {};
+  const anywhere = new Agent({ connect: ca });
+  const publicOnly = new Agent({
+    connect: { ...ca, lookup: publicOnlyLookup(options.resolveAll) },
+  });
   return {
     resolvesAddresses: true,
     async send({ url, method, headers, body, signal, publicOnly: onlyPublic }) {

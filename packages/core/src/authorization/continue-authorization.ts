@@ -157,5 +157,6 @@ async function interaction(
     browser.id,
   );
   const cookies = browser.cookie ? [...progress.cookies, browser.cookie] : progress.cookies;
-  return redirect(context.interactionUrl(detailsOf(context, record)), progress.method, cookies);
+  const details = await detailsOf(context, record);
+  return redirect(context.interactionUrl(details), progress.method, cookies);
 }

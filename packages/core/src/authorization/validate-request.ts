@@ -1,4 +1,6 @@
+import { findClient } from '../client-metadata/find-client.js';
 import { RESPONSE_MODES } from '../config/client.js';
+import type { RealmContext } from '../context.js';
 import type { RedirectedCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { checkScopesCoverResource, requestedResource } from '../grant-types/resource.js';
@@ -57,16 +59,17 @@ export interface TrustedTarget {
 }
 
 /**
- * docs/interface.md §7.1: until client_id names a client of the realm and redirect_uri is one of
- * its registered URIs (redirect-uri-match.ts: exact strings, a native client's loopback port
- * aside) nothing may be redirected.
+ * docs/interface.md §7.1: until client_id names a client of the realm (configured, or described
+ * by its metadata document) and redirect_uri is one of its registered URIs
+ * (redirect-uri-match.ts: exact strings, a native client's loopback port aside) nothing may be
+ * redirected.
  */
-export function trustedTarget(params: Params, realm: Realm): TrustedTarget {
+export async function trustedTarget(params: Params, context: RealmContext): Promise<TrustedTarget> {
   if (params.repeated.has('client_id') || params.repeated.has('redirect_uri')) {
     throw shownAtProvider('invalid_request', 'client_id or redirect_uri is repeated');
   }
   const clientId = params.get('client_id');
-  const client = clientId === undefined ? undefined : realm.clients.get(clientId);
+  const client = clientId === undefined ? undefined : await findClient(context, clientId);
   if (!client)
     throw shownAtProvider('invalid_client_id', 'client_id is not a client of this realm');
   const redirectUri = params.get('redirect_uri');

@@ -1,3 +1,4 @@
+import { findClient } from '../client-metadata/find-client.js';
 import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
 import type { Params } from '../http/form.js';
@@ -8,7 +9,8 @@ import { CLIENT_AUTH_REGISTRY } from './methods/registry.js';
 import { presentedCredentials } from './presented.js';
 
 /**
- * Authenticates the calling client of this realm with its one registered method, shared by the
+ * Authenticates the calling client of this realm (configured, or described by its metadata
+ * document, whose failure is its own `invalid_client`) with its one registered method, shared by the
  * token, introspection, revocation and CIBA endpoints. The URL of `endpoint` (its path below the
  * realm) is an accepted assertion audience beside the issuer.
  */
@@ -19,7 +21,7 @@ export async function authenticateClient(
   endpoint: string,
 ): Promise<Client> {
   const presented = presentedCredentials(request, params);
-  const client = context.realm.clients.get(presented.clientId);
+  const client = await findClient(context, presented.clientId);
   const registered = client
     ? CLIENT_AUTH_REGISTRY.get(client.config.token_endpoint_auth_method)
     : undefined;

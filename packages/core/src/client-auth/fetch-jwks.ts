@@ -2,8 +2,8 @@ import type { JSONWebKeySet } from 'jose';
 import {
   OutboundError,
   type OutboundFetcher,
+  type OutboundRequest,
   type OutboundResponse,
-  type UrlAuthor,
 } from '../outbound/outbound.js';
 
 /** What one fetch of a client's jwks_uri may cost. */
@@ -29,13 +29,13 @@ export async function fetchJwks(
   uri: string,
   limits: JwksFetchLimits,
   fetcher: OutboundFetcher,
-  author: UrlAuthor = 'operator',
+  reach: Pick<OutboundRequest, 'author' | 'allowPrivateNetworks'> = { author: 'operator' },
 ): Promise<JSONWebKeySet> {
   let answer: OutboundResponse;
   try {
     answer = await fetcher.send({
       url: uri,
-      author,
+      ...reach,
       headers: { accept: 'application/json, application/jwk-set+json' },
       timeoutMs: limits.timeoutMs,
       maxBytes: limits.maxBytes,

@@ -61,7 +61,14 @@ let server: ReturnType<typeof keyServer>;
 let reported: unknown[];
 let keySets: RemoteKeySets;
 const verify = (jwt: string, clientId = 'client') =>
-  jwtVerify(jwt, keySets.keyFor('realm', clientId, URI));
+  jwtVerify(
+    jwt,
+    keySets.keyFor('realm', clientId, {
+      jwksUri: URI,
+      author: 'operator',
+      allowPrivateNetworks: false,
+    }),
+  );
 const elapse = (ms: number) => clock.advance(ms / 1000);
 
 beforeEach(() => {

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors, type JWTVerifyGetKey } from 'jose';
 import type { OutboundFetcher } from '../outbound/outbound.js';
+import type { RemoteJwks } from '../realms/realm.js';
 import { fetchJwks, JwksFetchError, type JwksFetchLimits } from './fetch-jwks.js';
 
 export interface RemoteKeySetOptions extends JwksFetchLimits {
@@ -38,7 +39,7 @@ interface Failure {
 }
 
 interface Entry {
-  readonly source: { uri: string; label: string };
+  readonly source: { remote: RemoteJwks; label: string };
   keys?: KeySet;
   failure?: Failure;
   lastFetchAt: number;
@@ -73,10 +74,10 @@ export class RemoteKeySets {
    * The key lookup for jose's `jwtVerify`. Rejects with a `JwksFetchError` while the set cannot
    * be fetched, and with jose's own errors when the set has no key for the assertion.
    */
-  keyFor(realmName: string, clientId: string, uri: string): JWTVerifyGetKey {
+  keyFor(realmName: string, clientId: string, remote: RemoteJwks): JWTVerifyGetKey {
     return async (header, token) => {
-      const entry = this.#entry(`${realmName}\0${clientId}\0${uri}`, {
-        uri,
+      const entry = this.#entry(`${realmName}\0${clientId}\0${remote.jwksUri}`, {
+        remote,
         label: `client "${clientId}" of realm "${realmName}"`,
       });
       const keys = await this.#current(entry);
@@ -139,7 +140,11 @@ export class RemoteKeySets {
     const startedAt = this.now();
     entry.lastFetchAt = startedAt;
     try {
-      const jwks = await fetchJwks(entry.source.uri, this.#options, this.fetcher);
+      const { jwksUri, author, allowPrivateNetworks } = entry.source.remote;
+      const jwks = await fetchJwks(jwksUri, this.#options, this.fetcher, {
+        author,
+        allowPrivateNetworks,
+      });
       const keys = { fetchedAt: startedAt, select: createLocalJWKSet(jwks) };
       entry.keys = keys;
       entry.failure = undefined;

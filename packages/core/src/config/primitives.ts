@@ -66,8 +66,14 @@ export const positiveSeconds = (fallback: number, max: number) =>
 export function isHttpsOrLoopback(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+  return (
+    url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))
+  );
+}
+
+/** Whether a URL's hostname is this machine: `localhost`, `127.0.0.1` or `[::1]`. */
+export function isLoopbackHostname(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
 }
 
 export function splitScope(scope: string): string[] {

@@ -73,6 +73,7 @@ const createProviderOptionsSchema = providerOptionsSchema.extend({
   instrumentation: hostObject('an Instrumentation'),
   outbound: hostObject('an OutboundTransport'),
   fetch: hostFunction('a fetch function'),
+  allowClientIdMetadataDocument: hostFunction('a function of the document URL and the realm name'),
   logoutMessages: hostFunction('a function of the ui_locales'),
 });
 

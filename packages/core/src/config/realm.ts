@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cibaSchema } from './ciba.js';
 import { clientSchema } from './client.js';
+import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
@@ -93,6 +94,11 @@ export const realmSchema = z.strictObject({
     .default([])
     .describe('Protected Resources (see Resource below).'),
   clients: z.array(clientSchema).default([]).describe('Registered clients (see Client below).'),
+  client_id_metadata_documents: clientMetadataDocumentsSchema
+    .optional()
+    .describe(
+      'Clients that bring their own metadata: a client_id that is the https URL of a Client ID Metadata Document (docs/client-id-metadata-documents.md). Off when absent.',
+    ),
 });
 
 export type RealmInput = z.input<typeof realmSchema>;

@@ -4,6 +4,7 @@ import { continueAuthorization } from '../authorization/continue-authorization.j
 import { targetOf } from '../authorization/redirect.js';
 import { isRegisteredRedirectUri } from '../authorization/redirect-uri-match.js';
 import { consentScopes } from '../authorization/request.js';
+import { findClient } from '../client-metadata/find-client.js';
 import { type ConsentRecord, giveConsent } from '../consent/consents.js';
 import { type EndpointHandler, nowSeconds } from '../context.js';
 import { emitEvent } from '../events/emit.js';
@@ -38,8 +39,9 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
     }
     const cookies: string[] = [];
     const authorization = interaction.request;
-    // The configuration may have changed while the user was signing in.
-    const client = context.realm.clients.get(authorization.clientId);
+    // The configuration, or the client's metadata document, may have changed while the user was
+    // signing in.
+    const client = await findClient(context, authorization.clientId);
     if (!client || !isRegisteredRedirectUri(client, authorization.redirectUri)) {
       throw shownAtProvider(
         'invalid_request',

@@ -20,7 +20,7 @@ import { verifyIdTokenHint } from '../tokens/id-token-hint.js';
 export const authorizationEndpoint: EndpointHandler = async (request, context) =>
   answerAuthorization(context, undefined, { method: request.method }, async () => {
     const params = authorizationParams(request, context.maxBodyBytes);
-    const trusted = trustedTarget(params, context.realm);
+    const trusted = await trustedTarget(params, context);
     return answerAuthorization(context, trusted.target, { method: request.method }, async () => {
       const authorization = validateRequest(params, context.realm, trusted);
       const hinted = await hintedUser(params, context, trusted.client);

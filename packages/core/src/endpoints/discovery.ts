@@ -86,6 +86,9 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
+    ...(realm.config.client_id_metadata_documents?.enabled
+      ? { client_id_metadata_document_supported: true }
+      : {}),
     ...(realm.config.ciba ? cibaMetadata(realm) : {}),
   };
 }

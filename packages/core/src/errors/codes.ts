@@ -22,7 +22,12 @@ const REGISTERED = {
     definedIn: 'RFC 6749 §4.1.2.1, §5.2',
     authorization: 'either',
   },
-  invalid_client: { status: 400, definedIn: 'RFC 6749 §5.2' },
+  invalid_client: {
+    status: 400,
+    definedIn: 'RFC 6749 §5.2',
+    // A client_id whose metadata document makes no client.
+    authorization: 'shown',
+  },
   invalid_grant: { status: 400, definedIn: 'RFC 6749 §5.2' },
   unauthorized_client: { status: 400, definedIn: 'RFC 6749 §5.2' },
   unsupported_grant_type: { status: 400, definedIn: 'RFC 6749 §5.2' },

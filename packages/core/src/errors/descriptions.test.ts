@@ -62,6 +62,10 @@ const FORWARDED = new Map([
     "the host's interaction result",
   ],
   [
+    'core/src/client-metadata/find-client.ts: error.message',
+    "MetadataDocumentError: its fixed reasons, the client schema's paths and messages, and OutboundError messages (which name no address, at most the client_id's own host)",
+  ],
+  [
     "server/src/ciba/approval.ts: zodIssues(parsed.error).map(formatIssue).join('; ')",
     "the admin API's body, checked against its schema (paths and messages of the schema)",
   ],

@@ -10,7 +10,19 @@ export interface InteractionDetails {
   id: string;
   realm: string;
   prompt: InteractionPrompt;
-  client: { id: string; name?: string };
+  client: {
+    id: string;
+    /** Its `client_name`; from a metadata document, whatever its author chose to write there. */
+    name?: string;
+    /**
+     * Set for a client described by its metadata document (its client_id is the document's
+     * URL), which nobody vouched for: where it sends the user back is what to show. `loopback`
+     * says that host is only the user's own computer (`localhost`, `127.0.0.1`, `[::1]`).
+     */
+    metadataDocument?: { redirectHost: string; loopback: boolean };
+  };
+  /** Where the client gets the answer: one of its redirect URIs. */
+  redirectUri: string;
   /**
    * The scopes the client asks for, and those whose claims it asks for by name (the `claims`
    * parameter); a consent result may grant fewer.

@@ -1,4 +1,6 @@
 import { consentScopes } from '../authorization/request.js';
+import { findClient } from '../client-metadata/find-client.js';
+import { isLoopbackHostname } from '../config/primitives.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
@@ -96,12 +98,15 @@ export async function interactionDetails(
   // revision check, so a finish racing with this very first showing could be lost (the user then
   // starts over); hosts show their page before its form can finish anything.
   if (!read.value.shown) await keep(context, { ...read.value, shown: true });
-  return detailsOf(context, read.value);
+  return await detailsOf(context, read.value);
 }
 
-export function detailsOf(context: RealmContext, record: InteractionRecord): InteractionDetails {
+export async function detailsOf(
+  context: RealmContext,
+  record: InteractionRecord,
+): Promise<InteractionDetails> {
   const { request } = record;
-  const client = context.realm.clients.get(request.clientId);
+  const client = await findClient(context, request.clientId);
   const details: InteractionDetails = {
     id: record.id,
     realm: record.realm,
@@ -109,7 +114,11 @@ export function detailsOf(context: RealmContext, record: InteractionRecord): Int
     client: {
       id: request.clientId,
       ...(client?.config.client_name ? { name: client.config.client_name } : {}),
+      ...(client?.source === 'metadata_document'
+        ? { metadataDocument: redirectTarget(request.redirectUri) }
+        : {}),
     },
+    redirectUri: request.redirectUri,
     scopes: consentScopes(request),
     requestedPrompt: [...request.prompt],
   };
@@ -123,6 +132,14 @@ export function detailsOf(context: RealmContext, record: InteractionRecord): Int
   if (request.hintedSub !== undefined) details.hintedSub = request.hintedSub;
   if (record.sub !== undefined) details.sub = record.sub;
   return details;
+}
+
+/** The host a metadata document client sends the user back to, and whether it is loopback. */
+function redirectTarget(
+  redirectUri: string,
+): NonNullable<InteractionDetails['client']['metadataDocument']> {
+  const { hostname } = new URL(redirectUri);
+  return { redirectHost: hostname, loopback: isLoopbackHostname(hostname) };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from '../config/signing-algorithms.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
+import type { UrlAuthor } from '../outbound/outbound.js';
 
 /**
  * How long a back-channel logout token lives: its receiver needs it only on arrival, and each
@@ -20,6 +21,12 @@ export const LOGOUT_TOKEN_TTL_SECONDS = 120;
 export interface Client {
   readonly id: string;
   readonly config: ClientConfig;
+  /**
+   * Where its metadata comes from: the realm's configuration, or the Client ID Metadata Document
+   * its client_id points to (then its redirect URIs and jwks_uri were written by whoever serves
+   * that document).
+   */
+  readonly source: ClientSource;
   readonly scopes: ReadonlySet<string>;
   readonly defaultScopes: readonly string[];
   readonly grantTypes: ReadonlySet<string>;
@@ -49,9 +56,20 @@ export interface PreviousSecret {
   readonly expiresAt: number;
 }
 
+export type ClientSource = 'configuration' | 'metadata_document';
+
 /** A key set the client publishes at a URI. */
 export interface RemoteJwks {
   readonly jwksUri: string;
+  /** Who wrote the URI: the operator, or a metadata document (an outside URL). */
+  readonly author: UrlAuthor;
+  /** An outside URI may reach private networks (its realm's `private_networks`). */
+  readonly allowPrivateNetworks: boolean;
+}
+
+/** How a client from a metadata document reaches its jwks_uri. */
+export interface MetadataDocumentReach {
+  readonly allowPrivateNetworks: boolean;
 }
 
 /** A validated, frozen realm: what every handler receives. */
@@ -106,11 +124,20 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
   });
 }
 
-function buildClient(config: ClientConfig, realmAlg: SigningAlgorithm): Client {
+/**
+ * A client as handlers use it; `fromDocument` for one whose configuration was read from its
+ * metadata document.
+ */
+export function buildClient(
+  config: ClientConfig,
+  realmAlg: SigningAlgorithm,
+  fromDocument?: MetadataDocumentReach,
+): Client {
   const scopes = splitScope(config.scope);
   return Object.freeze({
     id: config.client_id,
     config,
+    source: fromDocument ? 'metadata_document' : 'configuration',
     scopes: new Set(scopes),
     defaultScopes: config.default_scope === undefined ? scopes : splitScope(config.default_scope),
     grantTypes: new Set(config.grant_types),
@@ -119,7 +146,7 @@ function buildClient(config: ClientConfig, realmAlg: SigningAlgorithm): Client {
     secretDigest:
       config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
     previousSecret: previousSecret(config),
-    assertionKey: assertionKey(config),
+    assertionKey: assertionKey(config, fromDocument),
   });
 }
 
@@ -139,11 +166,17 @@ function previousSecret(config: ClientConfig): PreviousSecret | undefined {
 
 const encoder = new TextEncoder();
 
-function assertionKey(config: ClientConfig): Client['assertionKey'] {
+function assertionKey(
+  config: ClientConfig,
+  fromDocument: MetadataDocumentReach | undefined,
+): Client['assertionKey'] {
   const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
   if (method === 'client_secret_jwt') return encoder.encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
-  return jwks_uri ? { jwksUri: jwks_uri } : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+  if (!jwks_uri) return createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+  return fromDocument
+    ? { jwksUri: jwks_uri, author: 'outside', ...fromDocument }
+    : { jwksUri: jwks_uri, author: 'operator', allowPrivateNetworks: false };
 }
 
 function deepFreeze<T>(value: T): T {

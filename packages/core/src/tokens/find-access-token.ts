@@ -1,3 +1,4 @@
+import { isClientOf } from '../client-metadata/find-client.js';
 import type { RealmContext } from '../context.js';
 import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
 import type { Realm } from '../realms/realm.js';
@@ -27,7 +28,7 @@ export async function findAccessToken(
   token: string,
 ): Promise<FoundAccessToken | undefined> {
   const found = await presentedAccessToken(context, token);
-  return found && context.realm.clients.has(found.record.client_id) ? found : undefined;
+  return found && isClientOf(context.realm, found.record.client_id) ? found : undefined;
 }
 
 async function presentedAccessToken(

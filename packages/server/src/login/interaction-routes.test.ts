@@ -48,6 +48,7 @@ class FakeInteractions implements Interactions {
     this.pending.set(details.id, {
       realm: 'demo',
       client: { id: 'web', name: 'Web app' },
+      redirectUri: 'https://app.example.com/cb',
       scopes: ['openid', 'profile'],
       requestedPrompt: [],
       ...details,

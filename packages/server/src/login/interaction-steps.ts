@@ -12,6 +12,7 @@ import { pageHeaders, type SafeHtml } from '../pages/layout.js';
 import { loginPage } from '../pages/login.js';
 import type { ErrorReporter } from '../report-error.js';
 import { CSRF_FIELD, type CsrfTokens } from './csrf.js';
+import { redirectSources } from './form-targets.js';
 import { sendHtml, sendMessage } from './page-replies.js';
 import { PasswordCheckBusyError } from './password.js';
 import type { LoginThrottle } from './throttle.js';
@@ -113,7 +114,11 @@ export class InteractionSteps {
       id,
       details,
       locale: pickLocale(details.uiLocales),
-      formTargets: this.#options.formTargets(realm, details.client.id),
+      // A client of a metadata document is in no configuration: its pages may lead to where
+      // this very request goes back.
+      formTargets: details.client.metadataDocument
+        ? redirectSources([details.redirectUri])
+        : this.#options.formTargets(realm, details.client.id),
     };
   }
 
@@ -158,6 +163,14 @@ export class InteractionSteps {
         details.sub === undefined ? undefined : this.#options.users.displayName(realm, details.sub),
       scopes: details.scopes,
       csrfField,
+      ...(details.client.metadataDocument
+        ? {
+            redirect: {
+              host: details.client.metadataDocument.redirectHost,
+              loopback: details.client.metadataDocument.loopback,
+            },
+          }
+        : {}),
     });
   }
 

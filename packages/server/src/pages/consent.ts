@@ -1,5 +1,4 @@
-import type { Locale } from './i18n.js';
-import { MESSAGES } from './i18n.js';
+import { type Locale, MESSAGES, type Messages } from './i18n.js';
 import { html, layout, type SafeHtml } from './layout.js';
 
 export interface ConsentView {
@@ -9,10 +8,26 @@ export interface ConsentView {
   user?: string;
   scopes: readonly string[];
   csrfField: SafeHtml;
+  /**
+   * For a client known only by its metadata document: the host its redirect URI goes to, and
+   * whether that is the user's own computer.
+   */
+  redirect?: { host: string; loopback: boolean };
 }
 
-/** The consent page: the requested scopes, one form, and an allow and a deny button. */
-export function consentPage({ locale, client, user, scopes, csrfField }: ConsentView): string {
+/**
+ * The consent page: the requested scopes, one form, and an allow and a deny button; for a client
+ * known only by its metadata document, where the answer goes, and a plain warning when that is
+ * this computer.
+ */
+export function consentPage({
+  locale,
+  client,
+  user,
+  scopes,
+  csrfField,
+  redirect,
+}: ConsentView): string {
   const t = MESSAGES[locale];
   const items = scopes.map((scope) => {
     const description = t.scopes.get(scope);
@@ -24,6 +39,7 @@ export function consentPage({ locale, client, user, scopes, csrfField }: Consent
     locale,
     t.consentTitle,
     html`<main><h1>${t.consentHeading(client)}</h1>${user ? html`<p>${t.signedInAs(user)}</p>` : html``}
+${redirect ? redirectNotice(t, redirect) : html``}
 <p>${t.requestedScopes}</p>
 <ul>${items}</ul>
 <form method="post">${csrfField}
@@ -31,4 +47,11 @@ export function consentPage({ locale, client, user, scopes, csrfField }: Consent
 <button type="submit" name="decision" value="deny">${t.deny}</button>
 </form></main>`,
   );
+}
+
+function redirectNotice(t: Messages, redirect: NonNullable<ConsentView['redirect']>): SafeHtml {
+  const loopback = redirect.loopback
+    ? html`<p class="error" id="loopback">${t.loopbackApplication}</p>`
+    : html``;
+  return html`<p id="redirect-host">${t.answerGoesTo(redirect.host)}</p>${loopback}`;
 }

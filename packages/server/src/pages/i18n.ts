@@ -16,6 +16,10 @@ export interface Messages {
   consentHeading: (client: string) => string;
   signedInAs: (user: string) => string;
   requestedScopes: string;
+  /** Where a client known only by its metadata document sends the user's answer. */
+  answerGoesTo: (host: string) => string;
+  /** Said when that host is the user's own computer. */
+  loopbackApplication: string;
   /** Sentences of the standard scopes, by scope name: a Map, since the names come from config. */
   scopes: ReadonlyMap<string, string>;
   allow: string;
@@ -46,6 +50,10 @@ const en: Messages = {
   consentHeading: (client) => `${client} asks for access to your account`,
   signedInAs: (user) => `Signed in as ${user}.`,
   requestedScopes: 'It asks to:',
+  answerGoesTo: (host) =>
+    `Nobody has checked this application’s name. Your answer goes to ${host}.`,
+  loopbackApplication:
+    'This application runs on your own computer (localhost): allow it only if you started it yourself just now.',
   scopes: new Map([
     ['openid', 'Know who you are'],
     ['profile', 'See your name and profile'],
@@ -85,6 +93,10 @@ const fr: Messages = {
   consentHeading: (client) => `${client} demande l’accès à votre compte`,
   signedInAs: (user) => `Connecté en tant que ${user}.`,
   requestedScopes: 'Cette application demande à :',
+  answerGoesTo: (host) =>
+    `Personne n’a vérifié le nom de cette application. Votre réponse est envoyée à ${host}.`,
+  loopbackApplication:
+    'Cette application tourne sur votre propre ordinateur (localhost) : ne l’autorisez que si vous venez de la lancer vous-même.',
   scopes: new Map([
     ['openid', 'Savoir qui vous êtes'],
     ['profile', 'Voir votre nom et votre profil'],

@@ -130,5 +130,5 @@ function verificationKeys(client: Client, context: RealmContext): VerificationKe
     return previous ? [key, previous.hmacKey] : [key];
   }
   if (typeof key === 'function') return [key];
-  return [context.remoteKeySets.keyFor(context.realm.name, client.id, key.jwksUri)];
+  return [context.remoteKeySets.keyFor(context.realm.name, client.id, key)];
 }
