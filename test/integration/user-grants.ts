@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import { RemoteKeySets } from '../../packages/core/src/client-auth/remote-key-sets.js';
 import { MetadataDocumentClients } from '../../packages/core/src/client-metadata/document-clients.js';
 import type { RealmContext } from '../../packages/core/src/context.js';
+import type { TokenFamily } from '../../packages/core/src/lifecycle/token-family.js';
 import { BackchannelDelivery } from '../../packages/core/src/logout/backchannel-delivery.js';
 import { ENGLISH_LOGOUT_MESSAGES } from '../../packages/core/src/logout/messages.js';
 import {
@@ -21,7 +22,6 @@ import {
   issueAuthorizationCode,
 } from '../../packages/core/src/tokens/authorization-code.js';
 import { issueRefreshToken } from '../../packages/core/src/tokens/refresh-token.js';
-import type { TokenFamily } from '../../packages/core/src/tokens/token-family.js';
 import { SECRETS, TEST_USERS, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { CODE_VERIFIER as BROWSER_CODE_VERIFIER, type browser, clientParams } from './browser.js';
 import {

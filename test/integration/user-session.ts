@@ -1,8 +1,8 @@
 import type { GatehouseRequest } from '@gatehouse-oidc/core';
+import type { TokenFamily } from '../../packages/core/src/lifecycle/token-family.js';
 import { loadSession, startSession } from '../../packages/core/src/sessions/session.js';
 import { issueAccessToken } from '../../packages/core/src/tokens/access-token.js';
 import { issueIdToken } from '../../packages/core/src/tokens/id-token.js';
-import type { TokenFamily } from '../../packages/core/src/tokens/token-family.js';
 import type { Harness } from './harness.js';
 import { userGrants } from './user-grants.js';
 

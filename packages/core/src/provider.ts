@@ -29,6 +29,7 @@ import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import { StoreKeyStore } from './keys/store-key-store.js';
 import { webCryptoSigner } from './keys/webcrypto-signer.js';
+import { revokeClientTokens } from './lifecycle/client-revocation.js';
 import { BackchannelDelivery } from './logout/backchannel-delivery.js';
 import { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
 import { boundedFetcher } from './outbound/bounded-fetcher.js';
@@ -52,7 +53,6 @@ import { MemoryStore } from './store/memory-store.js';
 import type { Store } from './store/store.js';
 import type { Instrumentation } from './telemetry/instrumentation.js';
 import { instrumented, type ResolvedRequest } from './telemetry/instrumented.js';
-import { revokeClientTokens } from './tokens/client-revocation.js';
 
 export interface ProviderOptions {
   /** Public origin (plus mount path) Gatehouse is reached at; realm R's issuer is `{baseUrl}/oauth/R`. */

@@ -3,19 +3,19 @@ import type { ConsentRecord } from '../consent/consents.js';
 import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
 import type { IssuedTokenType } from '../events/events.js';
-import type { LoadedSession, SessionRecord } from '../sessions/session.js';
+import { ClosedGrantError } from '../lifecycle/closed-grant.js';
 import {
   ConsentRevokedError,
   SessionEndedError,
   sessionFamily,
-} from '../sessions/session-family.js';
+} from '../lifecycle/session-family.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
+import type { LoadedSession, SessionRecord } from '../sessions/session.js';
 import { sessionState } from '../sessions/session-state.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueAuthorizationCode } from '../tokens/authorization-code.js';
-import { ClosedGrantError } from '../tokens/closed-grant.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
-import type { TokenFamily } from '../tokens/token-family.js';
 import { redirected } from './authorization-error.js';
 import type { RequestedClaims } from './claims-request.js';
 import type { AuthorizationRequest } from './request.js';

@@ -11,6 +11,7 @@ import { emitEvent } from '../events/emit.js';
 import { parseUrlEncoded } from '../http/form.js';
 import type { InteractionRecord, LoginResult } from '../interactions/interaction.js';
 import { takeFinishedInteraction } from '../interactions/interactions.js';
+import { extendSessionFamilies } from '../lifecycle/session-family.js';
 import { logOutSession } from '../logout/log-out.js';
 import {
   type LoadedSession,
@@ -19,7 +20,6 @@ import {
   type SessionRecord,
   startSession,
 } from '../sessions/session.js';
-import { extendSessionFamilies } from '../sessions/session-family.js';
 
 /**
  * Where the browser comes back after the host finished an interaction: applies the result — a

@@ -1,8 +1,8 @@
 import { OAuthError } from '../errors/oauth-error.js';
+import { revokeReplayedFamily } from '../lifecycle/replay.js';
 import { consumeAuthorizationCode, findAuthorizationCode } from '../tokens/authorization-code.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { checkCodeVerifier } from './pkce.js';
-import { revokeReplayedFamily } from './replay.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
 /**

@@ -1,6 +1,7 @@
 import { OAuthError } from '../errors/oauth-error.js';
+import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
+import { revokeReplayedFamily } from '../lifecycle/replay.js';
 import type { Client } from '../realms/realm.js';
-import { clientRevokedBefore, revokedWithClient } from '../tokens/client-revocation.js';
 import {
   consumeRefreshToken,
   findRefreshToken,
@@ -10,7 +11,6 @@ import {
   withinRotationGrace,
 } from '../tokens/refresh-token.js';
 import type { GrantTypeHandler } from './grant-type.js';
-import { revokeReplayedFamily } from './replay.js';
 import { requestedScopes } from './scope.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 

@@ -6,13 +6,13 @@ import { emitEvent } from '../events/emit.js';
 import type { IssuedTokenType } from '../events/events.js';
 import { noStoreJson } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { Client, Realm } from '../realms/realm.js';
 import { REVOKED_GRANT_SECONDS } from '../store/store.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
-import type { TokenFamily } from '../tokens/token-family.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 
 export interface UserTokenIssue {

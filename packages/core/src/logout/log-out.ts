@@ -1,7 +1,7 @@
 import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
 import type { SessionEndReason } from '../events/events.js';
-import { endSessionRecord } from '../sessions/end-session.js';
+import { endSessionRecord } from '../lifecycle/end-session.js';
 import type { SessionRecord } from '../sessions/session.js';
 import { notifySessionEnded } from './notify-clients.js';
 

@@ -1,9 +1,9 @@
 import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
+import { ClosedGrantError } from '../lifecycle/closed-grant.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { ConsumeResult } from '../store/store.js';
-import { ClosedGrantError } from './closed-grant.js';
-import type { TokenFamily } from './token-family.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
 

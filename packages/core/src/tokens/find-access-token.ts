@@ -1,6 +1,7 @@
 import { isClientOf } from '../client-metadata/find-client.js';
 import type { RealmContext } from '../context.js';
 import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
+import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
 import type { Realm } from '../realms/realm.js';
 import {
   ACCESS_TOKEN_JWT_TYPE,
@@ -9,7 +10,6 @@ import {
   accessTokenRecordId,
   looksLikeJwt,
 } from './access-token.js';
-import { clientRevokedBefore, revokedWithClient } from './client-revocation.js';
 
 export interface FoundAccessToken {
   record: AccessTokenRecord;

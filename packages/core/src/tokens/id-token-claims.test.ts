@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { Client } from '../realms/realm.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from './id-token-claims.js';
-import type { TokenFamily } from './token-family.js';
 
 const ACCOUNT = { name: 'Alice', email: 'alice@example.com', phone_number: '+1' };
 const grant = (claims?: TokenFamily['claims']): TokenFamily => ({

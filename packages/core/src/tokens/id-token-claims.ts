@@ -1,6 +1,6 @@
 import { claimsForScopes, pickClaims } from '../accounts/claims.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { Client } from '../realms/realm.js';
-import type { TokenFamily } from './token-family.js';
 
 /** The claims a client asked for by name that come from the account (`acr` comes from the login). */
 function requestedUserClaims(grant: TokenFamily, withAccessToken: boolean): string[] {

@@ -3,7 +3,7 @@ import type { SigningAlgorithm } from '../config/realm.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
 import { signRealmJwt } from '../jwt/sign.js';
-import type { TokenFamily } from './token-family.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 
 export const ID_TOKEN_JWT_TYPE = 'JWT';
 const UNSPECIFIED_ACR = '0';

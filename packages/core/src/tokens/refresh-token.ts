@@ -4,8 +4,8 @@ import { nowSeconds, type RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
+import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { ConsumeResult } from '../store/store.js';
-import type { TokenFamily } from './token-family.js';
 
 export const REFRESH_TOKEN_NAMESPACE = 'refresh_token';
 

@@ -1,6 +1,6 @@
 import type { RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
-import type { TokenFamily } from '../tokens/token-family.js';
+import type { TokenFamily } from './token-family.js';
 
 /**
  * Revokes the grant of a replayed code or refresh token (RFC 6749 §4.1.2, RFC 9700 §4.14.2). The

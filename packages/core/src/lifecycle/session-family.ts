@@ -8,7 +8,7 @@ import {
   SESSION_NAMESPACE,
   type SessionFamily,
   type SessionRecord,
-} from './session.js';
+} from '../sessions/session.js';
 
 /** The session ended while an authorization was using it. */
 export class SessionEndedError extends Error {

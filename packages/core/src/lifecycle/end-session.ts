@@ -1,5 +1,5 @@
 import type { RealmContext } from '../context.js';
-import { SESSION_NAMESPACE, type SessionRecord } from './session.js';
+import { SESSION_NAMESPACE, type SessionRecord } from '../sessions/session.js';
 
 /** Compare-and-set attempts on the record before giving up. */
 const MAX_ATTEMPTS = 8;
