@@ -1,6 +1,8 @@
 import {
   type AuthenticatorPush,
+  boundedFetcher,
   createProvider,
+  fetchTransport,
   type JwsSigner,
   type Provider,
   type Store,
@@ -104,6 +106,8 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     warn: operatorLog,
   });
   const users = new UserDirectory((realm) => catalog.known(realm)?.users);
+  // One transport for every outbound request: the provider's and the CIBA webhook's.
+  const outbound = options.fetch ? fetchTransport(options.fetch) : nodeOutbound();
   const webhook = options.authenticatorPush
     ? undefined
     : new WebhookPush({
@@ -111,6 +115,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
         report,
         maxConcurrentPerRealm: config.limits.ciba_pushes_at_once,
         maxQueuedPerRealm: config.limits.ciba_pushes_queued,
+        fetcher: boundedFetcher(outbound),
       });
   // Spans and counters for an OpenTelemetry SDK registered before the server is built.
   const instrumentation = registeredTelemetry();
@@ -127,7 +132,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       interactionsPerRealm: config.limits.interactions_per_realm,
       logoutConfirmationsPerRealm: config.limits.logout_confirmations_per_realm,
     },
-    ...(options.fetch ? { fetch: options.fetch } : { outbound: nodeOutbound() }),
+    outbound,
     // The logout pages speak the language the login pages would for the same ui_locales.
     logoutMessages: (uiLocales) => MESSAGES[pickLocale(uiLocales)].logout,
     onError: report,

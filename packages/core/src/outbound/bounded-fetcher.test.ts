@@ -125,6 +125,22 @@ describe('boundedFetcher', () => {
     ).rejects.toThrow(refused('timeout', 'within 200 ms'));
   });
 
+  it('gives a request up when its own signal aborts, and says so', async () => {
+    const hanging: OutboundTransport = {
+      resolvesAddresses: true,
+      send: ({ signal }) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    };
+    const closing = new AbortController();
+    const sending = boundedFetcher(hanging).send({
+      url: 'https://a.example.com/',
+      author: 'operator',
+      signal: closing.signal,
+    });
+    closing.abort();
+    await expect(sending).rejects.toThrow(refused('aborted', 'given up'));
+  });
+
   it('calls a failure to connect a network failure, keeping the cause', async () => {
     const transport = fetchTransport(async () => {
       throw new TypeError('fetch failed');

@@ -37,6 +37,11 @@ export function boundedFetcher(
       const maxBytes = request.maxBytes ?? defaults.maxBytes;
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), timeoutMs);
+      // A listener, not AbortSignal.any: on Node.js 20 every signal made that way stays among a
+      // long-lived signal's dependants, one more per request.
+      const giveUp = () => controller.abort();
+      if (request.signal?.aborted) giveUp();
+      request.signal?.addEventListener('abort', giveUp, { once: true });
       try {
         const response = await transport.send({
           url,
@@ -61,6 +66,9 @@ export function boundedFetcher(
         return { status: response.status, headers: response.headers, body };
       } catch (error) {
         if (error instanceof OutboundError) throw error;
+        if (request.signal?.aborted) {
+          throw new OutboundError('aborted', 'was given up', { cause: error });
+        }
         if (controller.signal.aborted) {
           throw new OutboundError('timeout', `gave no complete answer within ${timeoutMs} ms`, {
             cause: error,
@@ -69,6 +77,7 @@ export function boundedFetcher(
         throw new OutboundError('network', 'could not be reached', { cause: error });
       } finally {
         clearTimeout(timer);
+        request.signal?.removeEventListener('abort', giveUp);
         controller.abort();
       }
     },

@@ -27,6 +27,8 @@ export interface OutboundRequest {
   maxBytes?: number;
   /** The status says all: the body is not read (the answer's body is then empty). */
   ignoreBody?: boolean;
+  /** Gives the request up when it aborts (a server closing, say). */
+  signal?: AbortSignal;
 }
 
 /** An answer read whole, within the request's bounds. */
@@ -43,7 +45,8 @@ export type OutboundFailure =
   | 'redirect'
   | 'timeout'
   | 'too_large'
-  | 'network';
+  | 'network'
+  | 'aborted';
 
 export class OutboundError extends Error {
   override name = 'OutboundError';

@@ -1,4 +1,9 @@
-import type { AuthenticatorPush, CibaNotification } from '@gatehouse-oidc/core';
+import {
+  type AuthenticatorPush,
+  type CibaNotification,
+  OutboundError,
+  type OutboundFetcher,
+} from '@gatehouse-oidc/core';
 import { type ErrorReporter, redactAuthReqId } from '../report-error.js';
 
 /**
@@ -19,7 +24,7 @@ export interface WebhookPayload {
   expires_at: number;
 }
 
-/** What the push needs of `setTimeout`, injectable so tests control time. */
+/** What the push needs of `setTimeout` between attempts, injectable so tests control time. */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
@@ -30,7 +35,8 @@ export interface WebhookPushOptions {
   webhooks: Pick<ReadonlyMap<string, string>, 'get'>;
   /** Receives one error per failed attempt; never the auth_req_id in full nor the URL's path. */
   report: ErrorReporter;
-  fetch?: typeof globalThis.fetch;
+  /** The server's bounded fetcher, which every outbound request goes through. */
+  fetcher: OutboundFetcher;
   timers?: Timers;
   /** How long one attempt may take until the response headers. Default 5 s. */
   timeoutMs?: number;
@@ -84,7 +90,8 @@ export class WebhookPushError extends Error {
  * provider refuses new CIBA requests of the realm with 503.
  */
 export class WebhookPush implements AuthenticatorPush {
-  readonly #options: Required<Omit<WebhookPushOptions, 'webhooks' | 'report'>>;
+  readonly #options: Required<Omit<WebhookPushOptions, 'webhooks' | 'report' | 'fetcher'>>;
+  readonly #fetcher: OutboundFetcher;
   readonly #webhooks: WebhookPushOptions['webhooks'];
   readonly #lanes = new Map<string, Lane>();
   readonly #report: ErrorReporter;
@@ -94,8 +101,8 @@ export class WebhookPush implements AuthenticatorPush {
   constructor(options: WebhookPushOptions) {
     this.#webhooks = options.webhooks;
     this.#report = options.report;
+    this.#fetcher = options.fetcher;
     this.#options = {
-      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       timers: options.timers ?? {
         setTimeout: (callback, ms) => setTimeout(callback, ms),
         clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -209,37 +216,32 @@ export class WebhookPush implements AuthenticatorPush {
   }
 
   async #attempt(url: string, body: string): Promise<Failure | undefined> {
-    const { fetch, timers, timeoutMs } = this.#options;
-    // One controller per attempt, aborted by the timeout or by close. Not AbortSignal.any with
-    // the closing signal: on Node 20 every signal made that way stays among the long-lived
-    // signal's dependants, so each attempt would leak one for the life of the server.
-    const attempt = new AbortController();
-    let timedOut = false;
-    const timer = timers.setTimeout(() => {
-      timedOut = true;
-      attempt.abort();
-    }, timeoutMs);
-    const onClose = () => attempt.abort();
-    this.#closing.signal.addEventListener('abort', onClose, { once: true });
+    const { timeoutMs } = this.#options;
     try {
-      const response = await fetch(url, {
+      const response = await this.#fetcher.send({
+        url,
         method: 'POST',
+        author: 'operator',
         headers: { 'content-type': 'application/json' },
         body,
-        // A webhook that moved is a configuration error, not something to follow with the payload.
-        redirect: 'manual',
-        signal: attempt.signal,
+        timeoutMs,
+        ignoreBody: true,
+        signal: this.#closing.signal,
       });
-      await response.body?.cancel().catch(() => {});
       if (response.status >= 200 && response.status < 300) return undefined;
       return { reason: `HTTP ${response.status}`, retry: response.status >= 500 };
     } catch (error) {
       if (this.#closing.signal.aborted) return { reason: 'the server is closing', retry: false };
-      if (timedOut) return { reason: `no answer in ${timeoutMs} ms`, retry: true };
-      return { reason: networkReason(error), retry: true };
-    } finally {
-      timers.clearTimeout(timer);
-      this.#closing.signal.removeEventListener('abort', onClose);
+      if (!(error instanceof OutboundError)) throw error;
+      switch (error.failure) {
+        case 'timeout':
+          return { reason: `no answer in ${timeoutMs} ms`, retry: true };
+        case 'network':
+          return { reason: networkReason(error), retry: true };
+        default:
+          // A webhook that moved, or a URL refused: configuration errors, not worth a retry.
+          return { reason: error.message, retry: false };
+      }
     }
   }
 
@@ -281,12 +283,15 @@ export function webhookPayload(notification: CibaNotification): WebhookPayload {
 }
 
 /**
- * fetch rejects with "fetch failed" and the socket error as its cause; only the error's code
- * is kept (the messages may quote the URL).
+ * The fetcher's network failure carries fetch's "fetch failed", whose cause is the socket error;
+ * only that error's code is kept (the messages may quote the URL).
  */
-function networkReason(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
+function networkReason(error: OutboundError): string {
+  const failed = error.cause instanceof Error ? error.cause : undefined;
+  const socket = failed?.cause;
   const code =
-    typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : undefined;
-  return `network error (${code ?? (error instanceof Error ? error.name : 'unknown')})`;
+    typeof socket === 'object' && socket !== null && 'code' in socket
+      ? String(socket.code)
+      : undefined;
+  return `network error (${code ?? failed?.name ?? 'unknown'})`;
 }
