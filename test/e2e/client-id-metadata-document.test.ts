@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESSES } from '../adapters/harnesses.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm } from '../support/fixtures.js';
+import { loopbackListener } from '../support/loopback-listener.js';
 import { type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
 import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
@@ -27,25 +26,6 @@ const DOCUMENT = {
   token_endpoint_auth_method: 'none',
   scope: 'openid profile',
 };
-
-/** The agent's loopback listener: resolves with the first request's URL. */
-async function loopbackListener(): Promise<{
-  port: number;
-  received: Promise<URL>;
-  server: Server;
-}> {
-  let deliver: (url: URL) => void = () => {};
-  const received = new Promise<URL>((resolve) => {
-    deliver = resolve;
-  });
-  const server = createServer((request, response) => {
-    const { port } = server.address() as AddressInfo;
-    deliver(new URL(request.url ?? '/', `http://127.0.0.1:${port}`));
-    response.end('You can close this window.');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, received, server };
-}
 
 describe(`an agent with a client ID metadata document, through ${harness?.name}`, () => {
   let gatehouse: RunningGatehouse;

@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESSES } from '../adapters/harnesses.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm } from '../support/fixtures.js';
+import { loopbackListener } from '../support/loopback-listener.js';
 import { PUBLIC_ORIGIN, type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
 import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
@@ -17,25 +16,6 @@ import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
 const REALM = 'test';
 const CLIENT_ID = 'agent-cli';
-
-/** The tool's loopback listener: resolves with the first request's URL, as the tool sees it. */
-async function loopbackListener(): Promise<{
-  port: number;
-  received: Promise<URL>;
-  server: Server;
-}> {
-  let deliver: (url: URL) => void = () => {};
-  const received = new Promise<URL>((resolve) => {
-    deliver = resolve;
-  });
-  const server = createServer((request, response) => {
-    const { port } = server.address() as AddressInfo;
-    deliver(new URL(request.url ?? '/', `http://127.0.0.1:${port}`));
-    response.end('You can close this window.');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, received, server };
-}
 
 describe.each(HARNESSES)('a native agent signing in through $name', (harness) => {
   let gatehouse: RunningGatehouse;

@@ -1,3 +1,4 @@
+import { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
 import {
   OutboundError,
   type OutboundFetcher,
@@ -108,7 +109,10 @@ function checkedUrl(request: OutboundRequest, transport: OutboundTransport): URL
   return url;
 }
 
-/** The body, cut at `maxBytes`; a transport whose body ignores `signal` is cancelled on abort. */
+/**
+ * The body, refused past `maxBytes` declared or read. The read also ends when `signal` aborts,
+ * for a transport whose body does not follow its own signal.
+ */
 async function readCapped(
   response: Response,
   maxBytes: number,
@@ -121,28 +125,13 @@ async function readCapped(
     await response.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const cancel = () => void reader.cancel().catch(() => {});
-  signal.addEventListener('abort', cancel, { once: true });
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (signal.aborted) throw new Error('aborted while reading the body');
-    if (done) break;
-    length += value.byteLength;
-    if (length > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  if (!response.body) return '';
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(new Error('aborted while reading the body'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  const body = await Promise.race([readBodyStream(response.body, maxBytes), aborted]);
+  if (body === BODY_TOO_LARGE) throw tooLarge();
+  return new TextDecoder().decode(body);
 }
