@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,15 +16,11 @@ export async function runSnippet(
   script: string,
   env: Record<string, string> = {},
 ): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doc-'));
+  const { dir, file } = savedSnippet(fileName, script);
   try {
-    // Removing the directory removes the link, never what it points to.
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    const file = join(dir, fileName);
-    writeFileSync(file, script);
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
       cwd: ROOT,
-      env: { ...process.env, ...env, TSX_TSCONFIG_PATH: join(ROOT, 'test/tsconfig.json') },
+      env: snippetEnv(env),
       timeout: 20_000,
     });
     return stdout;
@@ -32,6 +28,72 @@ export async function runSnippet(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A running example: what it printed so far, and the wait for a line of it. */
+export interface RunningSnippet {
+  readonly output: { stdout: string; stderr: string };
+  /** The first match of `pattern` in the stream, once printed; fails when the script exits first. */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<RegExpExecArray>;
+  /** Resolves with the exit code once the script ended. */
+  readonly exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/** Starts an example that runs on (a server) or waits for its user (an agent), as runSnippet does. */
+export function startSnippet(
+  fileName: string,
+  script: string,
+  env: Record<string, string> = {},
+): RunningSnippet {
+  const { dir, file } = savedSnippet(fileName, script);
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    env: snippetEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    output,
+    exited,
+    async waitFor(pattern, stream = 'stdout') {
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+        const match = pattern.exec(output[stream]);
+        if (match) return match;
+        if (child.exitCode !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`${fileName} printed no ${pattern}:\n${output.stdout}\n${output.stderr}`);
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill();
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The script saved in a reader's project directory of its own. */
+function savedSnippet(fileName: string, script: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doc-'));
+  // Removing the directory removes the link, never what it points to.
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const file = join(dir, fileName);
+  writeFileSync(file, script);
+  return { dir, file };
+}
+
+const snippetEnv = (env: Record<string, string>) => ({
+  ...process.env,
+  ...env,
+  TSX_TSCONFIG_PATH: join(ROOT, 'test/tsconfig.json'),
+});
 
 /**
  * A page's complete run: the first TypeScript block after `marker` in docs/`page`, and the output

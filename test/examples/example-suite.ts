@@ -30,6 +30,13 @@ export function exampleSuite(name: string, start: StartExample): void {
       expect(home.body).toContain('/auth/oauth/demo/.well-known/openid-configuration');
     });
 
+    it('answers the realm metadata at the host root too, where MCP clients look (RFC 8414)', async () => {
+      const inserted = `${PUBLIC_ORIGIN}/.well-known/oauth-authorization-server/auth/oauth/demo`;
+      const metadata = await browser().request(inserted);
+      expect(metadata.status).toBe(200);
+      expect(JSON.parse(metadata.body)).toMatchObject({ issuer: DEMO.issuer });
+    });
+
     it('signs a user in through its own pages: code, token, ID token and userinfo', async () => {
       const { hops, idToken, userinfo } = await driveCodeFlow(browser());
 

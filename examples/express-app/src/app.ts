@@ -1,11 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type {
-  ClientInput,
-  InteractionPrompt,
-  InteractionResult,
-  Provider,
-} from '@gatehouse-oidc/core';
+import type { InteractionPrompt, InteractionResult, Provider } from '@gatehouse-oidc/core';
 // The demo realm, the user table, the forms' CSRF tokens and the pages are the same in every
 // example app: see examples/shared/src. This file is the Express part: routes and answers.
 import {
@@ -13,6 +8,7 @@ import {
   consentPage,
   createDemoProvider,
   csrfToken,
+  type DemoRealmAdditions,
   DISCOVERY_PATH,
   EXPIRED_PAGE,
   FORBIDDEN_PAGE,
@@ -23,20 +19,22 @@ import {
   pendingInteraction,
   validCsrf,
 } from '@gatehouse-oidc/example-shared';
-import { gatehouse } from '@gatehouse-oidc/express';
+import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/express';
 import express, { type Request, type Response } from 'express';
 
 /**
  * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
- * `clients` other relying parties to register beside the demo's.
+ * `realm` what to add to the demo realm (scopes, resources, clients).
  */
-export function createApp({ origin, clients }: { origin: string; clients?: ClientInput[] }) {
+export function createApp({ origin, realm }: { origin: string; realm?: DemoRealmAdditions }) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin, clients);
+  const provider = createDemoProvider(origin, realm);
   const secure = origin.startsWith('https:');
 
   const app = express();
   app.use('/auth', gatehouse(provider)); // before any body parser: Gatehouse reads its own bodies
+  // The realm's metadata where OAuth and MCP clients look first: RFC 8414 path insertion.
+  app.use(gatehouseWellKnown(provider));
   const form = express.urlencoded({ extended: false, limit: '4kb' });
 
   app.get('/', (_req, res) => page(res, 200, homePage('Example Express app', DISCOVERY_PATH)));
@@ -86,7 +84,7 @@ export async function start(options: {
   origin: string;
   port: number;
   host: string;
-  clients?: ClientInput[];
+  realm?: DemoRealmAdditions;
 }) {
   const { app, provider } = createApp(options);
   const server = app.listen(options.port, options.host);

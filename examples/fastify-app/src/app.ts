@@ -7,6 +7,7 @@ import {
   consentPage,
   createDemoProvider,
   csrfToken,
+  type DemoRealmAdditions,
   DISCOVERY_PATH,
   EXPIRED_PAGE,
   FORBIDDEN_PAGE,
@@ -17,19 +18,24 @@ import {
   pendingInteraction,
   validCsrf,
 } from '@gatehouse-oidc/example-shared';
-import { gatehouse } from '@gatehouse-oidc/fastify';
+import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
-/** The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at. */
-export async function createApp({ origin }: { origin: string }) {
+/**
+ * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
+ * `realm` what to add to the demo realm (scopes, resources, clients).
+ */
+export async function createApp({ origin, realm }: { origin: string; realm?: DemoRealmAdditions }) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin);
+  const provider = createDemoProvider(origin, realm);
   const secure = origin.startsWith('https:');
 
   const app = Fastify();
   app.addHook('onClose', () => provider.close());
   // Encapsulated: Gatehouse's routes keep their own body parser, the app's get the one below.
   await app.register(gatehouse, { provider, prefix: '/auth' });
+  // The realm's metadata where OAuth and MCP clients look first: RFC 8414 path insertion.
+  await app.register(gatehouseWellKnown, { provider });
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 4096 },
@@ -81,7 +87,12 @@ export async function createApp({ origin }: { origin: string }) {
 }
 
 /** Listens on `port` (0 picks a free one). */
-export async function start(options: { origin: string; port: number; host: string }) {
+export async function start(options: {
+  origin: string;
+  port: number;
+  host: string;
+  realm?: DemoRealmAdditions;
+}) {
   const app = await createApp(options);
   await app.listen({ port: options.port, host: options.host });
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };

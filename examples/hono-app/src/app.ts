@@ -8,6 +8,7 @@ import {
   consentPage,
   createDemoProvider,
   csrfToken,
+  type DemoRealmAdditions,
   DISCOVERY_PATH,
   EXPIRED_PAGE,
   FORBIDDEN_PAGE,
@@ -18,7 +19,7 @@ import {
   pendingInteraction,
   validCsrf,
 } from '@gatehouse-oidc/example-shared';
-import { gatehouse } from '@gatehouse-oidc/hono';
+import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/hono';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -26,14 +27,19 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 type Form = Record<string, unknown>;
 
-/** The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at. */
-export function createApp({ origin }: { origin: string }) {
+/**
+ * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
+ * `realm` what to add to the demo realm (scopes, resources, clients).
+ */
+export function createApp({ origin, realm }: { origin: string; realm?: DemoRealmAdditions }) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin);
+  const provider = createDemoProvider(origin, realm);
   const secure = origin.startsWith('https:');
 
   const app = new Hono();
   app.route('/auth', gatehouse(provider));
+  // The realm's metadata where OAuth and MCP clients look first: RFC 8414 path insertion.
+  app.route('/', gatehouseWellKnown(provider));
   const form = bodyLimit({ maxSize: 4096 });
 
   app.get('/', (c) => page(c, 200, homePage('Example Hono app', DISCOVERY_PATH)));
@@ -86,7 +92,12 @@ export function createApp({ origin }: { origin: string }) {
 }
 
 /** Listens on `port` (0 picks a free one). */
-export async function start(options: { origin: string; port: number; host: string }) {
+export async function start(options: {
+  origin: string;
+  port: number;
+  host: string;
+  realm?: DemoRealmAdditions;
+}) {
   const { app, provider } = createApp(options);
   const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host });
   if (!server.listening) await once(server, 'listening');

@@ -1,9 +1,4 @@
-import {
-  type ClientInput,
-  createProvider,
-  type Provider,
-  type RealmInput,
-} from '@gatehouse-oidc/core';
+import { createProvider, type Provider, type RealmInput } from '@gatehouse-oidc/core';
 import { accounts } from './users.js';
 
 /** Every example mounts Gatehouse at /auth and serves this one realm. */
@@ -27,17 +22,29 @@ const DEMO_REALM: RealmInput = {
 };
 
 /**
+ * What an app adds to the demo realm: more scopes, protected resources and clients (the
+ * interoperability tests add their relying parties, the MCP example its server and agent).
+ */
+export type DemoRealmAdditions = Pick<RealmInput, 'scopes' | 'resources' | 'clients'>;
+
+/**
  * The provider of an app whose public URL is `origin`, with Gatehouse mounted at /auth, the user
  * table below as its accounts, and the app's own /login and /consent pages for interactions.
- * `clients` are registered beside demo-web (the interoperability tests add their relying parties).
  */
-export function createDemoProvider(origin: string, clients: readonly ClientInput[] = []): Provider {
+export function createDemoProvider(origin: string, additions: DemoRealmAdditions = {}): Provider {
   return createProvider({
     baseUrl: `${origin}/auth`,
     accounts,
     // Where Gatehouse sends the browser when it needs the user: the app's /login or /consent.
     interactionUrl: ({ prompt, id }) => `${origin}/${prompt}?interaction=${encodeURIComponent(id)}`,
-    realms: [{ ...DEMO_REALM, clients: [...(DEMO_REALM.clients ?? []), ...clients] }],
+    realms: [
+      {
+        ...DEMO_REALM,
+        scopes: [...(DEMO_REALM.scopes ?? []), ...(additions.scopes ?? [])],
+        resources: additions.resources ?? [],
+        clients: [...(DEMO_REALM.clients ?? []), ...(additions.clients ?? [])],
+      },
+    ],
   });
 }
 

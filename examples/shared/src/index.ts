@@ -4,7 +4,13 @@
  * forms and the pages.
  */
 export { csrfToken, validCsrf } from './csrf.js';
-export { banner, createDemoProvider, DISCOVERY_PATH, REALM } from './demo.js';
+export {
+  banner,
+  createDemoProvider,
+  type DemoRealmAdditions,
+  DISCOVERY_PATH,
+  REALM,
+} from './demo.js';
 export { finishInteraction, pendingInteraction } from './interactions.js';
 export {
   consentPage,

@@ -64,7 +64,7 @@ async function startStandalone(clients: ClientInput[]): Promise<InteropProvider>
 async function startEmbedded(clients: ClientInput[]): Promise<InteropProvider> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const app = await startExpressApp({ origin, port, host: '127.0.0.1', clients });
+  const app = await startExpressApp({ origin, port, host: '127.0.0.1', realm: { clients } });
   return { issuer: `${origin}/auth/oauth/demo`, origin, close: () => app.close() };
 }
 

@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start as startFastifyApp } from '../../examples/fastify-app/src/app.js';
+import { start as startHonoApp } from '../../examples/hono-app/src/app.js';
+import { start as startMcpServer } from '../../examples/mcp-server/src/app.js';
+import { AGENT_CLIENT_ID, mcpRealm } from '../../examples/mcp-server/src/realm.js';
+import { REALM } from '../../examples/shared/src/index.js';
+import { Browser, DEMO, signInAndAllow } from '../examples/drive-code-flow.js';
+import { ROOT, withChanges } from '../server/support.js';
+import { freePorts } from '../support/ports.js';
+import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agent.js';
+
+/**
+ * The MCP server of examples/mcp-server with the official MCP TypeScript SDK as its client, as an
+ * agent on a user's machine uses it: the SDK finds the authorization server from the first 401
+ * (RFC 9728, then RFC 8414 path insertion), the user signs in on the login page, the agent
+ * redeems the code with PKCE and `resource`, calls tools, refreshes, and steps up to a wider scope
+ * when a tool answers 403 `insufficient_scope`. Gatehouse runs embedded in the example (Express),
+ * beside it in the Fastify and Hono example apps, and as the standalone server.
+ */
+
+const HOST = '127.0.0.1';
+
+interface Running {
+  mcpUrl: string;
+  issuer: string;
+  signIn: SignIn;
+  close(): Promise<void>;
+}
+
+/** The user's browser on the authorization server's pages at `origin`: alice signs in and allows. */
+function userAt(origin: string): SignIn {
+  const browser = new Browser(origin, origin);
+  return (url) => signInAndAllow(browser, url.href, DEMO.user);
+}
+
+/** The example as it runs by default: Gatehouse, its pages and the MCP server in one Express app. */
+async function embedded(): Promise<Running> {
+  const [port] = await freePorts(1);
+  const origin = `http://${HOST}:${port}`;
+  const app = await startMcpServer({ origin, port: port as number, host: HOST });
+  return { mcpUrl: `${origin}/mcp`, issuer: app.issuer, signIn: userAt(origin), close: app.close };
+}
+
+/** Gatehouse at `origin`, serving the realm of examples/mcp-server for the MCP server at `mcpUrl`. */
+type StartGatehouse = (
+  origin: string,
+  port: number,
+  mcpUrl: string,
+) => Promise<{ issuer: string; close(): Promise<void> }>;
+
+/** Fastify or Hono: the example app of that framework, its pages and Gatehouse at /auth. */
+const exampleApp =
+  (start: typeof startHonoApp): StartGatehouse =>
+  async (origin, port, mcpUrl) => {
+    const app = await start({ origin, port, host: HOST, realm: mcpRealm(mcpUrl) });
+    return { issuer: `${origin}/auth/oauth/${REALM}`, close: app.close };
+  };
+
+/** The standalone server with examples/mcp-server/gatehouse.json, moved to these ports. */
+const standaloneServer: StartGatehouse = async (origin, port, mcpUrl) => {
+  const config = parseServerConfig(
+    withChanges(standaloneConfig(), { base_url: origin, 'realms.0.resources.0.uri': mcpUrl }),
+  );
+  const server = buildServer(config);
+  await server.app.listen({ port, host: HOST });
+  return { issuer: `${origin}/oauth/${REALM}`, close: () => server.app.close() };
+};
+
+const standaloneConfig = () =>
+  JSON.parse(readFileSync(join(ROOT, 'examples/mcp-server/gatehouse.json'), 'utf8')) as object;
+
+/** The MCP server protected by the kit alone, trusting Gatehouse at another origin. */
+const besideGatehouse = (startGatehouse: StartGatehouse) => async (): Promise<Running> => {
+  const [gatehousePort, mcpPort] = (await freePorts(2)) as [number, number];
+  const gatehouseOrigin = `http://${HOST}:${gatehousePort}`;
+  const mcpOrigin = `http://${HOST}:${mcpPort}`;
+  const gatehouse = await startGatehouse(gatehouseOrigin, gatehousePort, `${mcpOrigin}/mcp`);
+  const { issuer } = gatehouse;
+  const mcp = await startMcpServer({ origin: mcpOrigin, port: mcpPort, host: HOST, issuer });
+  return {
+    mcpUrl: `${mcpOrigin}/mcp`,
+    issuer,
+    signIn: userAt(gatehouseOrigin),
+    async close() {
+      await mcp.close();
+      await gatehouse.close();
+    },
+  };
+};
+
+const SETUPS = [
+  { name: 'Gatehouse embedded in the example (Express)', start: embedded },
+  {
+    name: 'Gatehouse in the Fastify example app',
+    start: besideGatehouse(exampleApp(startFastifyApp)),
+  },
+  { name: 'Gatehouse in the Hono example app', start: besideGatehouse(exampleApp(startHonoApp)) },
+  { name: 'the standalone server', start: besideGatehouse(standaloneServer) },
+];
+
+describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) => {
+  describe.each(CLIENT_KINDS)('as $name', (kind) => {
+    let running: Running;
+    let agent: McpAgent;
+    const accessToken = () => decodeJwt(agent.tokens()?.access_token ?? '');
+
+    beforeAll(async () => {
+      running = await setup.start();
+      agent = await startAgent({ ...running, kind });
+    });
+    afterAll(async () => {
+      await agent?.close();
+      await running?.close();
+    });
+
+    it('signs in from an ephemeral loopback port, lists the tools and calls one', async () => {
+      await agent.connect();
+      const [authorization] = agent.authorizations;
+      expect(Object.fromEntries(authorization?.searchParams ?? [])).toMatchObject({
+        client_id: AGENT_CLIENT_ID,
+        scope: 'mcp:tools', // the 401's scope: what every request to this server needs
+        resource: running.mcpUrl,
+        code_challenge_method: 'S256',
+      });
+      expect(authorization?.href.startsWith(`${running.issuer}/authorize?`)).toBe(true);
+
+      const { tools } = await agent.client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'recent_calls']);
+      expect(await agent.callTool('whoami')).toBe(
+        `alice through ${AGENT_CLIENT_ID}, with mcp:tools`,
+      );
+      expect(accessToken()).toMatchObject({
+        iss: running.issuer,
+        aud: running.mcpUrl,
+        sub: 'alice',
+        scope: 'mcp:tools',
+      });
+      expect(agent.tokenRequests).toEqual([
+        { grant_type: 'authorization_code', resource: running.mcpUrl, scope: null },
+      ]);
+    });
+
+    it('refreshes for the same resource when the MCP server refuses its access token', async () => {
+      agent.spoilAccessToken();
+      expect(await agent.callTool('whoami')).toBe(
+        `alice through ${AGENT_CLIENT_ID}, with mcp:tools`,
+      );
+      expect(agent.tokenRequests.at(-1)).toEqual({
+        grant_type: 'refresh_token',
+        resource: running.mcpUrl,
+        scope: null,
+      });
+      expect(accessToken()).toMatchObject({ aud: running.mcpUrl, scope: 'mcp:tools' });
+      expect(agent.authorizations).toHaveLength(1); // no new sign-in
+    });
+
+    it('steps up to mcp:admin when a tool answers insufficient_scope, then calls it', async () => {
+      const calls = await agent.callTool('recent_calls', { limit: 5 });
+      expect(agent.authorizations).toHaveLength(2);
+      expect(agent.authorizations[1]?.searchParams.get('scope')).toBe('mcp:tools mcp:admin');
+      expect(accessToken()).toMatchObject({ aud: running.mcpUrl, scope: 'mcp:tools mcp:admin' });
+      expect(calls.split('\n').map((line) => line.split(' ').slice(1).join(' '))).toEqual([
+        'alice whoami',
+        'alice whoami',
+        'alice recent_calls',
+      ]);
+    });
+  });
+});
+
+describe('examples/mcp-server/gatehouse.json', () => {
+  it('holds the realm the example embeds, for the MCP server on port 3001', () => {
+    const { clients, resources, scopes } = mcpRealm('http://127.0.0.1:3001/mcp');
+    const [realm] = (standaloneConfig() as { realms: Record<string, unknown>[] }).realms;
+    expect(realm?.resources).toEqual(resources);
+    expect(realm?.clients).toEqual(clients);
+    expect(realm?.scopes).toEqual(expect.arrayContaining(scopes ?? []));
+  });
+});
