@@ -1,4 +1,5 @@
 import { createProvider, type Provider, type RealmInput } from '@gatehouse-oidc/core';
+import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import { accounts } from './users.js';
 
 /** Every example mounts Gatehouse at /auth and serves this one realm. */
@@ -23,9 +24,13 @@ const DEMO_REALM: RealmInput = {
 
 /**
  * What an app adds to the demo realm: more scopes, protected resources and clients (the
- * interoperability tests add their relying parties, the MCP example its server and agent).
+ * interoperability tests add their relying parties, the MCP example its server and agent), and
+ * agents known by their Client ID Metadata Documents.
  */
-export type DemoRealmAdditions = Pick<RealmInput, 'scopes' | 'resources' | 'clients'>;
+export type DemoRealmAdditions = Pick<
+  RealmInput,
+  'scopes' | 'resources' | 'clients' | 'client_id_metadata_documents'
+>;
 
 /**
  * The provider of an app whose public URL is `origin`, with Gatehouse mounted at /auth, the user
@@ -35,6 +40,9 @@ export function createDemoProvider(origin: string, additions: DemoRealmAdditions
   return createProvider({
     baseUrl: `${origin}/auth`,
     accounts,
+    // Client metadata documents are fetched on Node.js's transport, which keeps them off private
+    // addresses.
+    outbound: nodeOutbound(),
     // Where Gatehouse sends the browser when it needs the user: the app's /login or /consent.
     interactionUrl: ({ prompt, id }) => `${origin}/${prompt}?interaction=${encodeURIComponent(id)}`,
     realms: [
@@ -43,6 +51,9 @@ export function createDemoProvider(origin: string, additions: DemoRealmAdditions
         scopes: [...(DEMO_REALM.scopes ?? []), ...(additions.scopes ?? [])],
         resources: additions.resources ?? [],
         clients: [...(DEMO_REALM.clients ?? []), ...(additions.clients ?? [])],
+        ...(additions.client_id_metadata_documents && {
+          client_id_metadata_documents: additions.client_id_metadata_documents,
+        }),
       },
     ],
   });
