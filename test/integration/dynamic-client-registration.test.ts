@@ -30,17 +30,25 @@ let store: RecordingStore;
 let events: GatehouseEvent[];
 let clock: ReturnType<typeof fakeClock>;
 
+let fetched: string[];
+
 async function start(
   registration: Record<string, unknown> = { initial_access_token: INITIAL_TOKEN },
 ) {
   clock = fakeClock();
   store = new RecordingStore({ now: clock.now });
   events = [];
+  fetched = [];
   h = await createHarness({
     clock,
     store: () => store,
     realm: { registration },
     onEvent: (event) => void events.push(event),
+    // The registered clients' jwks_uri, answered here.
+    fetch: async (input) => {
+      fetched.push(String(input));
+      return Response.json({ keys: [h.keys.publicJwk] });
+    },
   });
 }
 
@@ -348,5 +356,40 @@ describe('a realm that registers clients', () => {
       headers: { ...bearer(String(registered.json().registration_access_token)), origin },
     });
     expect(read.headers['access-control-allow-origin']).toBe(origin);
+  });
+
+  it("fetches a registered client's jwks_uri as an outside URL: private networks only when the realm allows them", async () => {
+    const jwksUri = 'https://keys.example.org/jwks.json';
+    const machine = {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: jwksUri,
+      grant_types: ['client_credentials'],
+      scope: 'api:read',
+    };
+    const credentialsRequest = async (clientId: string) =>
+      h.post(TOKEN, {
+        grant_type: 'client_credentials',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await h.assertion(h.keys.privateKey, 'ES256', {
+          iss: clientId,
+          jti: crypto.randomUUID(),
+        }),
+      });
+    for (const privateNetworks of [false, true]) {
+      await start({
+        open: true,
+        grant_types: ['client_credentials'],
+        private_networks: privateNetworks,
+      });
+      const answer = (await register(machine, {})).json();
+      expect(answer).toMatchObject({ jwks_uri: jwksUri });
+      expect(answer).not.toHaveProperty('client_secret');
+      const tokens = await credentialsRequest(String(answer.client_id));
+      // The in-process fetch cannot tell where an address is: an outside URL may only be fetched
+      // where private networks are allowed (the Node.js transport checks them itself).
+      expect(tokens.status).toBe(privateNetworks ? 200 : 400);
+      if (!privateNetworks) expect(tokens.json().error).toBe('invalid_client');
+      expect(fetched).toEqual(privateNetworks ? [jwksUri] : []);
+    }
   });
 });
