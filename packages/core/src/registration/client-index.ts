@@ -3,8 +3,8 @@ import type { Store } from '../store/store.js';
 /**
  * The client_ids registered in one realm, as one record every instance sharing the store changes
  * by compare-and-set (`read` then `replace`): what the realm's `max_clients` is counted against
- * and what the admin API lists. A registration whose write of the client itself then failed
- * leaves an id without a client behind; listings skip it and the next sweep drops it.
+ * and what the admin API lists. A removal that failed after deleting the client leaves its id
+ * behind; the next sweep drops it.
  */
 const NAMESPACE = 'registered_client_index';
 /** Compare-and-set attempts before a change is given up as contended. */

@@ -74,8 +74,9 @@ export function clientOfRecord(context: RealmContext, record: RegisteredClientRe
 }
 
 /**
- * Writes a new client unless the realm holds `max_clients` already: false then. The index is
- * written first, so a client is never reachable without being counted.
+ * Writes a new client unless the realm holds `max_clients` already: false then. The record is
+ * written before the client is counted, so a sweep never takes a registration under way for one
+ * that failed halfway; a refused client's record is deleted before anyone learnt its credentials.
  */
 export async function addRegisteredClient(
   context: RealmContext,
@@ -84,11 +85,13 @@ export async function addRegisteredClient(
 ): Promise<boolean> {
   const { store, realm } = context;
   const clientId = record.config.client_id;
+  const id = recordId(context, clientId);
+  await store.set(NAMESPACE, id, record);
   let added = await indexClient(store, realm.name, clientId, settings.max_clients);
   if (!added && (await sweepUnusedClients(context)) > 0) {
     added = await indexClient(store, realm.name, clientId, settings.max_clients);
   }
-  if (added) await store.set(NAMESPACE, recordId(context, clientId), record);
+  if (!added) await store.delete(NAMESPACE, id);
   return added;
 }
 
@@ -143,8 +146,8 @@ export async function touchRegisteredClient(context: RealmContext, client: Clien
 }
 
 /**
- * Removes the clients unused for longer than the realm allows, and the ids whose client is gone
- * (a registration that failed halfway); resolves with how many places it freed.
+ * Removes the clients unused for longer than the realm allows, and the ids whose record is gone
+ * (a removal that failed halfway); resolves with how many places it freed.
  */
 async function sweepUnusedClients(context: RealmContext): Promise<number> {
   const settings = context.realm.config.registration;
