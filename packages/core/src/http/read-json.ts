@@ -1,6 +1,6 @@
 import { OAuthError, payloadTooLarge } from '../errors/oauth-error.js';
 import { decodeUtf8 } from './form.js';
-import { parseContentType } from './media-type.js';
+import { isJson } from './media-type.js';
 import type { GatehouseRequest } from './types.js';
 
 const encoder = new TextEncoder();
@@ -16,8 +16,7 @@ export function readJson(
   maxBodyBytes: number,
   code: 'invalid_request' | 'invalid_client_metadata',
 ): unknown {
-  const { type } = parseContentType(request.headers['content-type']);
-  if (type !== 'application/json') {
+  if (!isJson(request.headers['content-type'])) {
     throw new OAuthError(code, 'the request body must be application/json');
   }
   const body = request.body ?? '';
