@@ -1,5 +1,6 @@
 import { createProvider, type Provider } from '@gatehouse-oidc/core';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { cpuMicrosPerCall, median } from './cpu-rounds.js';
 
 /**
  * What an authorization request costs from a client known by its Client ID Metadata Document,
@@ -54,15 +55,11 @@ const requestOf = (clientId: string) => ({
 });
 
 /** CPU microseconds per request over one round of sequential requests. */
-async function round(request: ReturnType<typeof requestOf>): Promise<number> {
-  const started = process.cpuUsage();
-  for (let i = 0; i < REQUESTS_PER_ROUND; i++) {
+const round = (request: ReturnType<typeof requestOf>): Promise<number> =>
+  cpuMicrosPerCall(async () => {
     const response = await provider.handle(request);
     if (response.status !== 302) throw new Error(`authorization failed: ${response.body}`);
-  }
-  const { user, system } = process.cpuUsage(started);
-  return (user + system) / REQUESTS_PER_ROUND;
-}
+  }, REQUESTS_PER_ROUND);
 
 const configured = requestOf('configured-agent');
 const fromDocument = requestOf(AGENT);
@@ -75,8 +72,6 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 await provider.close();
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const base = median(timings.configured);
 const cimd = median(timings.fromDocument);
 console.log(

@@ -248,6 +248,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     provider,
     issuer,
     nowSeconds,
+    send,
     post,
     get,
     assertion,

@@ -44,6 +44,26 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'min must not exceed max',
     },
     {
+      name: 'a registration with neither an initial access token nor open',
+      changes: { 'realms.0.registration': { max_clients: 10 } },
+      path: 'realms[0].registration',
+      message: 'needs initial_access_token or open: true',
+    },
+    {
+      name: 'registration offering client_secret_jwt',
+      changes: {
+        'realms.0.registration': { open: true, token_endpoint_auth_methods: ['client_secret_jwt'] },
+      },
+      path: 'realms[0].registration.token_endpoint_auth_methods[0]',
+      message: 'Invalid option',
+    },
+    {
+      name: 'registration offering a scope the realm lacks',
+      changes: { 'realms.0.registration': { open: true, scopes: ['admin'] } },
+      path: 'realms[0].registration.scopes[0]',
+      message: 'names unknown scope "admin"',
+    },
+    {
       name: 'base_url not http(s)',
       changes: { base_url: 'ftp://x' },
       path: 'base_url',

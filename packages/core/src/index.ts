@@ -39,6 +39,7 @@ export type { EventListener } from './events/emit.js';
 export type {
   BackchannelLogoutFailedEvent,
   ClientAuthenticationFailedEvent,
+  ClientRegistrationEvent,
   ClientTokensRevokedEvent,
   ConsentEvent,
   EventBase,
@@ -103,6 +104,8 @@ export {
   validateRealm,
   validateRealms,
 } from './realms/realm-source.js';
+export type { RegisteredClientInfo } from './registration/client-info.js';
+export type { RegisteredMetadata } from './registration/client-metadata.js';
 export type { SessionSummary } from './sessions/sessions-api.js';
 export { checkCappedOptions } from './store/cap-groups.js';
 export {

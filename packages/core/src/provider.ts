@@ -17,7 +17,7 @@ import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
 import { type EventListener, emitEvent, eventSink } from './events/emit.js';
 import { rememberAdapterFacts } from './http/adapter-facts.js';
-import { preflightResponse, withRealmCors } from './http/cors.js';
+import { ANY_ORIGIN, preflightResponse, withAnyOriginCors, withRealmCors } from './http/cors.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails, InteractionResult } from './interactions/interaction.js';
 import {
@@ -42,7 +42,13 @@ import {
   type RealmSource,
   staticRealmSource,
 } from './realms/realm-source.js';
-import { matchPath, ROUTES, type Route } from './router.js';
+import { type RegisteredClientInfo, registeredClientInfo } from './registration/client-info.js';
+import {
+  registeredClientIds,
+  registeredClientRecord,
+  removeRegisteredClient,
+} from './registration/registered-clients.js';
+import { findRoute, matchPath, type Route } from './router.js';
 import {
   endSessionBySid,
   endUserSessions,
@@ -230,6 +236,15 @@ export interface Clients {
    * the no-store policy stay valid until they expire. Consents are kept.
    */
   revokeTokens(realmName: string, clientId: string): Promise<void>;
+  /**
+   * The client_ids of the clients registered in the realm (RFC 7591), the oldest first; those
+   * unused for the realm's `unused_client_seconds` are removed first.
+   */
+  listRegistered(realmName: string): Promise<string[]>;
+  /** A registered client's metadata as its registration answered it, without credentials. */
+  registered(realmName: string, clientId: string): Promise<RegisteredClientInfo | undefined>;
+  /** Removes a registered client and every token it holds; false when there is none. */
+  deleteRegistered(realmName: string, clientId: string): Promise<boolean>;
 }
 
 /** Compiles only while every option of ProviderOptions is checked at run time. */
@@ -303,12 +318,13 @@ export function createProvider(options: ProviderOptions): Provider {
   /** The endpoint a request is for, and its realm; not_found or 405 when there is none. */
   async function resolve(request: GatehouseRequest): Promise<Resolved> {
     const match = matchPath(request.path);
-    const route = match && ROUTES.get(match.endpoint);
-    if (!match || !route) throw new OAuthError('not_found', 'no such endpoint');
+    const found = match && findRoute(match.endpoint);
+    if (!match || !found) throw new OAuthError('not_found', 'no such endpoint');
     const realm = await realms.get(match.realmName);
     if (!realm) throw new OAuthError('not_found', 'unknown realm');
+    const { route, name } = found;
     if (!route.methods.includes(request.method)) throw methodNotAllowed(route.methods);
-    return { route, realm, endpoint: match.endpoint };
+    return { route, realm, endpoint: name };
   }
 
   /** The answer of a resolved request, or of its failure; never rejects. */
@@ -316,11 +332,13 @@ export function createProvider(options: ProviderOptions): Provider {
     const { route, realm } = resolved;
     try {
       if (request.method === 'OPTIONS' && route.cors) {
-        return preflightResponse(request, route.methods, realm);
+        const origins = route.cors === 'any-origin' ? ANY_ORIGIN : realm.corsOrigins;
+        return preflightResponse(request, route.methods, origins);
       }
       return await route.handler(request, realmContext(realm));
     } catch (error) {
-      const response = failed(request, error, realm.errorDialect);
+      const response = failed(request, error, route.errorDialect ?? realm.errorDialect);
+      if (route.cors === 'any-origin') return withAnyOriginCors(response, request);
       return route.cors ? withRealmCors(response, request, realm) : response;
     }
   }
@@ -370,6 +388,14 @@ export function createProvider(options: ProviderOptions): Provider {
         await revokeClientTokens(realm, clientId);
         emitEvent(realm, { type: 'client_tokens_revoked', clientId });
       },
+      listRegistered: async (realmName) => registeredClientIds(await namedRealm(realmName)),
+      async registered(realmName, clientId) {
+        const realm = await namedRealm(realmName);
+        const record = await registeredClientRecord(realm, clientId);
+        return record && registeredClientInfo(record);
+      },
+      deleteRegistered: async (realmName, clientId) =>
+        removeRegisteredClient(await namedRealm(realmName), clientId),
     },
     interactions: {
       async details(realmName, id, cookieHeader) {

@@ -3,24 +3,38 @@ import { authorizationEndpoint } from './endpoints/authorization.js';
 import { authorizationResumeEndpoint } from './endpoints/authorization-resume.js';
 import { backchannelAuthenticationEndpoint } from './endpoints/backchannel-authentication.js';
 import { checkSessionEndpoint } from './endpoints/check-session.js';
+import { clientConfigurationEndpoint } from './endpoints/client-configuration.js';
 import { discoveryEndpoint } from './endpoints/discovery.js';
 import { endSessionEndpoint } from './endpoints/end-session.js';
 import { introspectionEndpoint } from './endpoints/introspection.js';
 import { jwksEndpoint } from './endpoints/jwks.js';
 import { ENDPOINT_PATHS } from './endpoints/paths.js';
+import { registrationEndpoint } from './endpoints/registration.js';
 import { revocationEndpoint } from './endpoints/revocation.js';
 import { tokenEndpoint } from './endpoints/token.js';
 import { userinfoEndpoint } from './endpoints/userinfo.js';
+import type { ErrorDialect } from './errors/codes.js';
 
 export interface Route {
   readonly methods: readonly string[];
   readonly handler: EndpointHandler;
   /**
-   * Its answers are readable from the browser origins of the realm's clients (http/cors.ts); the
-   * provider answers its OPTIONS preflights.
+   * Its answers are readable from the browser origins of the realm's clients (http/cors.ts), or
+   * from any origin; the provider answers its OPTIONS preflights.
    */
-  readonly cors?: true;
+  readonly cors?: true | 'any-origin';
+  /** Its errors are spelled in this dialect whatever the realm's `error_codes`. */
+  readonly errorDialect?: ErrorDialect;
 }
+
+/**
+ * RFC 7591 and 7592 define their own codes (`invalid_redirect_uri`, `invalid_client_metadata`),
+ * which no realm's dialect renames.
+ */
+const REGISTRATION_ROUTE = {
+  cors: 'any-origin',
+  errorDialect: 'interface',
+} as const;
 
 const GET = ['GET', 'HEAD'] as const;
 const POST = ['POST'] as const;
@@ -53,7 +67,33 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
     ENDPOINT_PATHS.backchannelAuthentication,
     { methods: POST, handler: backchannelAuthenticationEndpoint },
   ],
+  [
+    ENDPOINT_PATHS.registration,
+    { methods: [...POST, 'OPTIONS'], handler: registrationEndpoint, ...REGISTRATION_ROUTE },
+  ],
+  [
+    ENDPOINT_PATHS.clientConfiguration,
+    {
+      methods: ['GET', 'PUT', 'DELETE', 'OPTIONS'],
+      handler: clientConfigurationEndpoint,
+      ...REGISTRATION_ROUTE,
+    },
+  ],
 ]);
+
+const CLIENT_CONFIGURATION_PATH = /^register\/[^/]+$/;
+
+/**
+ * The route of an endpoint path below the realm, and its name: the path itself, or
+ * `register/{client_id}` for a client configuration endpoint, so telemetry never names a client.
+ */
+export function findRoute(endpoint: string): { route: Route; name: string } | undefined {
+  const name = CLIENT_CONFIGURATION_PATH.test(endpoint)
+    ? ENDPOINT_PATHS.clientConfiguration
+    : endpoint;
+  const route = ROUTES.get(name);
+  return route && { route, name };
+}
 
 const REALM_PATH = /^\/oauth\/([^/]+)\/(.+)$/;
 

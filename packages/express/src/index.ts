@@ -6,6 +6,7 @@ import {
   type GatehouseRequest,
   type GatehouseResponse,
   isFormUrlEncoded,
+  isJson,
   joinHeaderValues,
   payloadTooLargeResponse,
   WELL_KNOWN_ROOTS,
@@ -76,6 +77,10 @@ function answerReadBody(
     return req.method === 'GET' || req.method === 'HEAD'
       ? provider.handle(exchange)
       : bodyUnavailableResponse('was already read by the application');
+  }
+  // express.json() parsed a registration request (RFC 7591): the same JSON, written again.
+  if (isJson(req.headers['content-type'])) {
+    return provider.handle({ ...exchange, body: JSON.stringify(parsed) });
   }
   if (!isFormUrlEncoded(req.headers['content-type'])) return provider.handle(exchange);
   const form = formFromParsedBody(parsed);

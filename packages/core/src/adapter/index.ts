@@ -9,7 +9,7 @@ import type { Provider } from '../provider.js';
 
 export { OAuthError } from '../errors/oauth-error.js';
 export { oauthErrorResponse, payloadTooLargeResponse } from '../errors/to-response.js';
-export { isFormUrlEncoded } from '../http/media-type.js';
+export { isFormUrlEncoded, isJson } from '../http/media-type.js';
 export { BODY_TOO_LARGE, readBodyStream } from '../http/read-body-stream.js';
 export type { GatehouseRequest, GatehouseResponse } from '../http/types.js';
 export { joinHeaderValues } from '../http/types.js';

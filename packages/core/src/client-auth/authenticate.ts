@@ -4,6 +4,7 @@ import { emitEvent } from '../events/emit.js';
 import type { Params } from '../http/form.js';
 import type { GatehouseRequest } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
+import { touchRegisteredClient } from '../registration/registered-clients.js';
 import { clientAuthenticationFailed } from './failure.js';
 import { CLIENT_AUTH_REGISTRY } from './methods/registry.js';
 import { presentedCredentials } from './presented.js';
@@ -45,6 +46,10 @@ export async function authenticateClient(
       endpoint,
     });
     throw clientAuthenticationFailed(presented.kind);
+  }
+  // A registered client that asks for tokens is in use: it is not removed as unused.
+  if (client.source === 'registration' && endpoint === 'token') {
+    await touchRegisteredClient(context, client);
   }
   return client;
 }

@@ -3,7 +3,7 @@ import { type ClientConfig, clientSchema } from '../config/client.js';
 import { clientIssues } from '../config/client-rules.js';
 import { type ConfigIssue, formatIssue, zodIssues } from '../config/issues.js';
 import { portlessLoopback } from '../config/loopback-redirect.js';
-import { splitScope } from '../config/primitives.js';
+import { splitScope, UNSAFE_NAME_CHARACTERS } from '../config/primitives.js';
 
 /** Why a metadata document makes no client: "the client's metadata document" and the reason. */
 export class MetadataDocumentError extends Error {
@@ -31,8 +31,6 @@ const SECRET_MEMBERS = ['client_secret', 'client_secret_expires_at'];
 const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
 const METHODS = new Set(['none', 'private_key_jwt']);
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
-/** Control, format (bidirectional overrides, zero-width) and line-separator characters. */
-const UNSAFE_NAME_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** Its client_id is a URL, longer than a configured one may be. */
 const documentClientSchema = clientSchema.extend({ client_id: z.string() });

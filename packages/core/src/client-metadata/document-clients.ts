@@ -110,6 +110,7 @@ function documentClient(
 ): Client {
   const config = clientConfigOfDocument(text, url, realm.config.scopes);
   return buildClient(config, realm.config.signing_alg, {
+    source: 'metadata_document',
     allowPrivateNetworks: settings.private_networks,
   });
 }

@@ -1,13 +1,15 @@
 import type { RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import type { Client, Realm } from '../realms/realm.js';
+import { registeredClient, registeredClientRecord } from '../registration/registered-clients.js';
 import { isAllowedHost, metadataDocumentUrl } from './client-id-url.js';
 import { MetadataDocumentError } from './document-client.js';
 
 /**
- * The client a request names: one the realm configures, or, in a realm that takes Client ID
- * Metadata Documents, the one the document at its client_id URL describes (fetched, or kept
- * from an earlier fetch). Undefined for an unknown client. A client_id URL whose host the realm
+ * The client a request names: one the realm configures, in a realm that takes Client ID
+ * Metadata Documents the one the document at its client_id URL describes (fetched, or kept
+ * from an earlier fetch), or in a realm that takes registrations one registered there (read
+ * from the store). Undefined for an unknown client. A client_id URL whose host the realm
  * or the host application does not accept, or whose document makes no valid client, fails with
  * `invalid_client` saying why: the authorization endpoint shows it at the provider, never at the
  * redirect_uri nobody vouched for.
@@ -20,7 +22,7 @@ export async function findClient(
   if (configured) return configured;
   const settings = context.realm.config.client_id_metadata_documents;
   const url = documentUrlIn(context.realm, clientId);
-  if (!settings || !url) return undefined;
+  if (!settings || !url) return registeredClient(context, clientId);
   if (
     !isAllowedHost(url.hostname, settings.allowed_hosts) ||
     (await context.allowClientIdMetadataDocument?.(url, context.realm.name)) === false
@@ -39,17 +41,18 @@ export async function findClient(
 }
 
 /**
- * Whether a client_id names a client of the realm without looking further: a configured one, or
- * a metadata document URL of a host the realm accepts (a token issued to it stays usable while
- * the realm takes documents from there).
+ * Whether a client_id names a client of the realm without fetching anything: a configured one, a
+ * metadata document URL of a host the realm accepts (a token issued to it stays usable while
+ * the realm takes documents from there), or a client registered there and not removed.
  */
-export function isClientOf(realm: Realm, clientId: string): boolean {
+export async function isClientOf(context: RealmContext, clientId: string): Promise<boolean> {
+  const { realm } = context;
   if (realm.clients.has(clientId)) return true;
   const url = documentUrlIn(realm, clientId);
-  return (
-    url !== undefined &&
-    isAllowedHost(url.hostname, realm.config.client_id_metadata_documents?.allowed_hosts)
-  );
+  if (url !== undefined) {
+    return isAllowedHost(url.hostname, realm.config.client_id_metadata_documents?.allowed_hosts);
+  }
+  return (await registeredClientRecord(context, clientId)) !== undefined;
 }
 
 /** The document URL a client_id is, in a realm that takes documents. */

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/**
+ * Control, format (bidirectional overrides, zero-width) and line-separator characters: refused
+ * in a client_name an outsider wrote, which the consent page shows.
+ */
+export const UNSAFE_NAME_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
 /** RFC 6749 §3.3 scope-token. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 

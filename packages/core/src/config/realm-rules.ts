@@ -73,6 +73,35 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
       if (!scopes.has(scope)) problem(`${at}.scopes[${i}]`, `names unknown scope "${scope}"`);
     });
   });
+  issues.push(...registrationIssues(realm, scopes));
+  return issues;
+}
+
+/** Registration needs a way in, and may only hand out what the realm has. */
+function registrationIssues(realm: RealmConfig, scopes: ReadonlySet<string>): ConfigIssue[] {
+  const registration = realm.registration;
+  if (!registration) return [];
+  const issues: ConfigIssue[] = [];
+  if (registration.initial_access_token === undefined && !registration.open) {
+    issues.push({
+      path: 'registration',
+      message: 'needs initial_access_token or open: true',
+    });
+  }
+  registration.scopes?.forEach((scope, index) => {
+    if (!scopes.has(scope)) {
+      issues.push({
+        path: `registration.scopes[${index}]`,
+        message: `names unknown scope "${scope}"`,
+      });
+    }
+  });
+  if (registration.grant_types.includes(CIBA_GRANT_TYPE) && realm.ciba === undefined) {
+    issues.push({
+      path: 'registration.grant_types',
+      message: `${CIBA_GRANT_TYPE} needs the realm's ciba settings`,
+    });
+  }
   return issues;
 }
 

@@ -3,6 +3,7 @@ import { cibaSchema } from './ciba.js';
 import { clientSchema } from './client.js';
 import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
+import { registrationSchema } from './registration.js';
 import { resourceSchema } from './resource.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
 
@@ -98,6 +99,11 @@ export const realmSchema = z.strictObject({
     .optional()
     .describe(
       'Clients that bring their own metadata: a client_id that is the https URL of a Client ID Metadata Document (docs/client-id-metadata-documents.md). Off when absent.',
+    ),
+  registration: registrationSchema
+    .optional()
+    .describe(
+      'Dynamic client registration (RFC 7591) and the client configuration endpoint (RFC 7592) at `{issuer}/register` (docs/dynamic-client-registration.md). Off when absent.',
     ),
 });
 

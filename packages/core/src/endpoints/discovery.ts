@@ -89,6 +89,9 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     ...(realm.config.client_id_metadata_documents?.enabled
       ? { client_id_metadata_document_supported: true }
       : {}),
+    ...(realm.config.registration
+      ? { registration_endpoint: realm.url(ENDPOINT_PATHS.registration) }
+      : {}),
     ...(realm.config.ciba ? cibaMetadata(realm) : {}),
   };
 }

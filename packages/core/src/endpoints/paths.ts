@@ -12,4 +12,11 @@ export const ENDPOINT_PATHS = {
   endSession: 'logout',
   checkSession: 'session/check',
   backchannelAuthentication: 'bc-authorize',
+  registration: 'register',
+  /** RFC 7592's client configuration endpoint: `register/{client_id}`. */
+  clientConfiguration: 'register/{client_id}',
 } as const;
+
+/** The path of a registered client's configuration endpoint (RFC 7592). */
+export const clientConfigurationPath = (clientId: string): string =>
+  `${ENDPOINT_PATHS.registration}/${encodeURIComponent(clientId)}`;

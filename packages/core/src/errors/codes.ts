@@ -77,6 +77,7 @@ const REGISTERED = {
   expired_token: { status: 400, definedIn: 'CIBA Core 1.0 §11' },
   unknown_user_id: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
   invalid_binding_message: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
+  invalid_client_metadata: { status: 400, definedIn: 'RFC 7591 §3.2.2' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export type RegisteredCode = keyof typeof REGISTERED;
@@ -92,9 +93,10 @@ const INTERFACE = {
     authorization: 'shown',
     registered: 'invalid_request',
   },
+  // RFC 7591 §3.2.2 registers it too: the registration endpoint sends it in every dialect.
   invalid_redirect_uri: {
     status: 400,
-    definedIn: 'docs/interface.md §7.1',
+    definedIn: 'docs/interface.md §7.1; RFC 7591 §3.2.2',
     authorization: 'shown',
     registered: 'invalid_request',
   },

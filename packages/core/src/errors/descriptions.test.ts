@@ -37,6 +37,7 @@ const CONSTANT_SUBSTITUTIONS = new Map([
   ],
   ['express/src/parsed-form.ts: reason', 'one of the fixed reasons of that file'],
   ['server/src/ciba/approval.ts: tooDeep', 'the fixed text of depthProblem, with a constant'],
+  ['core/src/http/read-json.ts: MAX_DEPTH', 'a constant'],
 ]);
 
 /**
@@ -64,6 +65,10 @@ const FORWARDED = new Map([
   [
     'core/src/client-metadata/find-client.ts: error.message',
     "MetadataDocumentError: its fixed reasons, the client schema's paths and messages, and OutboundError messages (which name no address, at most the client_id's own host)",
+  ],
+  [
+    "core/src/registration/client-metadata.ts: issues.map(formatIssue).join('; ')",
+    "the client metadata of a registration, checked against the client schema and rules and the realm's policy (paths, messages, and the client's own scope tokens, grant and response types and URI scheme)",
   ],
   [
     "server/src/ciba/approval.ts: zodIssues(parsed.error).map(formatIssue).join('; ')",

@@ -16,7 +16,8 @@ export type GatehouseEvent =
   | LogoutEvent
   | SessionEndedEvent
   | BackchannelLogoutFailedEvent
-  | ClientAuthenticationFailedEvent;
+  | ClientAuthenticationFailedEvent
+  | ClientRegistrationEvent;
 
 /** The fields every event has. */
 export interface EventBase {
@@ -161,6 +162,16 @@ export interface ClientAuthenticationFailedEvent extends EventBase {
   presentedAs: string;
   /** The endpoint's path below the realm, e.g. `token`. */
   endpoint: string;
+}
+
+/**
+ * A client registered itself (RFC 7591), changed its registration or removed it (RFC 7592), or
+ * the host removed it (`provider.clients.deleteRegistered`, or unused for the realm's
+ * `unused_client_seconds`: `client_deleted`). Never its metadata, secret or tokens.
+ */
+export interface ClientRegistrationEvent extends EventBase {
+  type: 'client_registered' | 'client_updated' | 'client_deleted';
+  clientId: string;
 }
 
 /** An event as a module reports it; the provider adds the realm and the time. */

@@ -17,7 +17,9 @@ const answer = (): GatehouseResponse => ({ status: 200, headers: { 'cache-contro
 
 describe('preflightResponse', () => {
   it('allows an origin of any client of the realm, for the methods of the endpoint', () => {
-    expect(preflightResponse(from('https://b.example'), ['POST', 'OPTIONS'], realm)).toEqual({
+    expect(
+      preflightResponse(from('https://b.example'), ['POST', 'OPTIONS'], realm.corsOrigins),
+    ).toEqual({
       status: 204,
       headers: {
         'access-control-allow-origin': 'https://b.example',
@@ -31,7 +33,7 @@ describe('preflightResponse', () => {
 
   it('allows nothing to another origin, or to a request without one', () => {
     for (const origin of ['https://c.example', undefined]) {
-      expect(preflightResponse(from(origin), ['POST'], realm)).toEqual({
+      expect(preflightResponse(from(origin), ['POST'], realm.corsOrigins)).toEqual({
         status: 204,
         headers: { vary: 'Origin' },
       });

@@ -7,9 +7,18 @@ import type { GatehouseRequest, GatehouseResponse } from './types.js';
  * (`allowed_origins`, by default the origins of their redirect URIs). An answer for a known
  * client is readable by that client's origins only; discovery, the JWKS, a preflight (which
  * carries no client_id) and an error answered before the client is known, by the origins of any
- * client of the realm. Endpoints without CORS (authorization, introspection, logout) never answer
- * it.
+ * client of the realm. Registration and the client configuration endpoint (RFC 7591, 7592) answer
+ * any origin: a client registers before it has one, and a bearer token, never a cookie, is what
+ * they trust. Endpoints without CORS (authorization, introspection, logout) never answer it.
  */
+
+/** Which origins may read an answer. */
+export interface Origins {
+  has(origin: string): boolean;
+}
+
+/** Every origin. */
+export const ANY_ORIGIN: Origins = { has: () => true };
 
 /** The request headers a client may send: credentials, a form body, a DPoP proof (RFC 9449). */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
@@ -22,10 +31,10 @@ const PREFLIGHT_MAX_AGE = '600';
 export function preflightResponse(
   request: GatehouseRequest,
   methods: readonly string[],
-  realm: Realm,
+  origins: Origins,
 ): GatehouseResponse {
   const origin = request.headers.origin;
-  if (origin === undefined || !realm.corsOrigins.has(origin)) {
+  if (origin === undefined || !origins.has(origin)) {
     return { status: 204, headers: { vary: 'Origin' } };
   }
   return {
@@ -54,6 +63,12 @@ export const withRealmCors = (
   realm: Realm,
 ): GatehouseResponse => withCors(response, request, realm.corsOrigins);
 
+/** An answer readable from any origin. */
+export const withAnyOriginCors = (
+  response: GatehouseResponse,
+  request: GatehouseRequest,
+): GatehouseResponse => withCors(response, request, ANY_ORIGIN);
+
 const NO_ORIGINS: ReadonlySet<string> = new Set();
 
 /**
@@ -64,7 +79,7 @@ const NO_ORIGINS: ReadonlySet<string> = new Set();
 function withCors(
   response: GatehouseResponse,
   request: GatehouseRequest,
-  origins: ReadonlySet<string>,
+  origins: Origins,
 ): GatehouseResponse {
   const origin = request.headers.origin;
   if (origin === undefined) return response;

@@ -15,3 +15,8 @@ export function parseContentType(header: string | undefined): { type?: string; c
 export function isFormUrlEncoded(header: string | undefined): boolean {
   return parseContentType(header).type === 'application/x-www-form-urlencoded';
 }
+
+/** Whether a Content-Type header announces a JSON body (RFC 7591 §3.1 registration requests). */
+export function isJson(header: string | undefined): boolean {
+  return parseContentType(header).type === 'application/json';
+}

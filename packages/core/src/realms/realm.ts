@@ -22,9 +22,9 @@ export interface Client {
   readonly id: string;
   readonly config: ClientConfig;
   /**
-   * Where its metadata comes from: the realm's configuration, or the Client ID Metadata Document
-   * its client_id points to (then its redirect URIs and jwks_uri were written by whoever serves
-   * that document).
+   * Where its metadata comes from: the realm's configuration, the Client ID Metadata Document
+   * its client_id points to, or its own registration (RFC 7591). In the last two its redirect
+   * URIs and jwks_uri were written by an outsider.
    */
   readonly source: ClientSource;
   readonly scopes: ReadonlySet<string>;
@@ -56,7 +56,7 @@ export interface PreviousSecret {
   readonly expiresAt: number;
 }
 
-export type ClientSource = 'configuration' | 'metadata_document';
+export type ClientSource = 'configuration' | 'metadata_document' | 'registration';
 
 /** A key set the client publishes at a URI. */
 export interface RemoteJwks {
@@ -67,9 +67,13 @@ export interface RemoteJwks {
   readonly allowPrivateNetworks: boolean;
 }
 
-/** How a client from a metadata document reaches its jwks_uri. */
-export interface MetadataDocumentReach {
+/** A client whose metadata an outsider wrote: a metadata document, or a registration. */
+export interface OutsideMetadata {
+  readonly source: Exclude<ClientSource, 'configuration'>;
+  /** Whether its jwks_uri may be on a private network (its realm's `private_networks`). */
   readonly allowPrivateNetworks: boolean;
+  /** A registered client's secret is kept as its digest only. */
+  readonly secretDigest?: Uint8Array | undefined;
 }
 
 /** A validated, frozen realm: what every handler receives. */
@@ -125,28 +129,30 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
 }
 
 /**
- * A client as handlers use it; `fromDocument` for one whose configuration was read from its
- * metadata document.
+ * A client as handlers use it; `outside` for one whose configuration an outsider wrote (its
+ * metadata document, its registration).
  */
 export function buildClient(
   config: ClientConfig,
   realmAlg: SigningAlgorithm,
-  fromDocument?: MetadataDocumentReach,
+  outside?: OutsideMetadata,
 ): Client {
   const scopes = splitScope(config.scope);
   return Object.freeze({
     id: config.client_id,
     config,
-    source: fromDocument ? 'metadata_document' : 'configuration',
+    source: outside?.source ?? 'configuration',
     scopes: new Set(scopes),
     defaultScopes: config.default_scope === undefined ? scopes : splitScope(config.default_scope),
     grantTypes: new Set(config.grant_types),
     allowedOrigins: new Set(config.allowed_origins ?? redirectOrigins(config.redirect_uris)),
     idTokenAlg: config.id_token_signed_response_alg ?? realmAlg,
     secretDigest:
-      config.client_secret === undefined ? undefined : sha256Bytes(config.client_secret),
+      config.client_secret === undefined
+        ? outside?.secretDigest
+        : sha256Bytes(config.client_secret),
     previousSecret: previousSecret(config),
-    assertionKey: assertionKey(config, fromDocument),
+    assertionKey: assertionKey(config, outside),
   });
 }
 
@@ -168,14 +174,14 @@ const encoder = new TextEncoder();
 
 function assertionKey(
   config: ClientConfig,
-  fromDocument: MetadataDocumentReach | undefined,
+  outside: OutsideMetadata | undefined,
 ): Client['assertionKey'] {
   const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
   if (method === 'client_secret_jwt') return encoder.encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
   if (!jwks_uri) return createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
-  return fromDocument
-    ? { jwksUri: jwks_uri, author: 'outside', ...fromDocument }
+  return outside
+    ? { jwksUri: jwks_uri, author: 'outside', allowPrivateNetworks: outside.allowPrivateNetworks }
     : { jwksUri: jwks_uri, author: 'operator', allowPrivateNetworks: false };
 }
 

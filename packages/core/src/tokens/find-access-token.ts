@@ -28,7 +28,7 @@ export async function findAccessToken(
   token: string,
 ): Promise<FoundAccessToken | undefined> {
   const found = await presentedAccessToken(context, token);
-  return found && isClientOf(context.realm, found.record.client_id) ? found : undefined;
+  return found && (await isClientOf(context, found.record.client_id)) ? found : undefined;
 }
 
 async function presentedAccessToken(

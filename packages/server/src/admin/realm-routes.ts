@@ -6,6 +6,12 @@ import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
 import type { RealmEditor } from '../realms/realm-editor.js';
 import { RealmSecretsUnreadable } from '../realms/realm-secrets-unreadable.js';
 import { answer, invalid, json, parseBody } from './edit-answers.js';
+import {
+  deleteRegisteredClient,
+  deleteRegisteredClients,
+  realmClientIds,
+  shownRegisteredClient,
+} from './registered-clients.js';
 import { secretRoutes } from './secret-routes.js';
 import { withoutSecrets } from './without-secrets.js';
 
@@ -71,16 +77,27 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
         return answer(reply, { status: 'secrets_unreadable', error: found });
       }
       if (found) {
-        const { users, clients } = found.config;
-        const clientIds = clients.map((client) => client.client_id);
+        const { users } = found.config;
+        const clientIds = await realmClientIds(provider, found.config);
         await endRealmSignIns(provider, name, { subs: subsOf(users), clientIds });
+        await deleteRegisteredClients(provider, found.config);
       }
     }
     return answer(reply, await editor.deleteRealm(name));
   });
 
+  app.get<{ Params: RealmParams }>('/realms/:realm/clients', async (request, reply) => {
+    const realm = await catalog.shown(request.params.realm);
+    if (!realm) throw new OAuthError('not_found');
+    return json(reply, 200, { clients: await realmClientIds(provider, realm) });
+  });
+
   app.get<{ Params: ClientParams }>('/realms/:realm/clients/:client_id', async (request, reply) => {
-    const client = await findClient(catalog, request.params);
+    const { realm, client_id: clientId } = request.params;
+    const shown = await catalog.shown(realm);
+    const client =
+      shown?.clients.find((each) => each.client_id === clientId) ??
+      (shown && (await shownRegisteredClient(provider, shown, clientId)));
     if (!client) throw new OAuthError('not_found');
     return json(reply, 200, withoutSecrets(client));
   });
@@ -98,6 +115,10 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     '/realms/:realm/clients/:client_id',
     async (request, reply) => {
       const { realm, client_id: clientId } = request.params;
+      const shownRealm = await catalog.shown(realm);
+      if (shownRealm && (await deleteRegisteredClient(provider, shownRealm, clientId))) {
+        return reply.code(204).header('cache-control', 'no-store').send();
+      }
       const outcome = await editor.deleteClient(realm, clientId);
       // After not_found too: a DELETE repeated because the revocation failed finds the client gone.
       if (outcome.status === 'deleted' || outcome.status === 'not_found') {
