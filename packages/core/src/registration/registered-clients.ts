@@ -4,7 +4,7 @@ import type { RegistrationConfig } from '../config/registration.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
 import { buildClient, type Client } from '../realms/realm.js';
-import { revokeClientTokens } from '../tokens/client-revocation.js';
+import { revokeClientTokens } from '../lifecycle/client-revocation.js';
 import { indexClient, indexedClientIds, unindexClients } from './client-index.js';
 
 /**
