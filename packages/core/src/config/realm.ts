@@ -5,6 +5,7 @@ import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
+import { trustedIssuerSchema } from './trusted-issuer.js';
 
 /** A realm's path segment. */
 export const REALM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -98,6 +99,12 @@ export const realmSchema = z.strictObject({
     .optional()
     .describe(
       'Clients that bring their own metadata: a client_id that is the https URL of a Client ID Metadata Document (docs/client-id-metadata-documents.md). Off when absent.',
+    ),
+  trusted_issuers: z
+    .array(trustedIssuerSchema)
+    .default([])
+    .describe(
+      'Issuers whose JWTs the jwt-bearer grant (RFC 7523) accepts as authorization grants (see TrustedIssuer below; docs/delegation.md).',
     ),
 });
 
