@@ -16,7 +16,7 @@ const AGENT_SECRET = 'agent-secret-0123456789abcdef';
 
 async function instances(store: StoreUnderTest, idp: TestIdp): Promise<[Server, Server]> {
   const base = validConfig();
-  const [realm] = base.realms as Record<string, unknown>[];
+  const realm = (base.realms as Record<string, unknown>[])[0] ?? {};
   const config = parseServerConfig({
     ...base,
     base_url: BASE_URL,
@@ -25,7 +25,7 @@ async function instances(store: StoreUnderTest, idp: TestIdp): Promise<[Server, 
         ...realm,
         trusted_issuers: [{ issuer: idp.issuer, jwks: idp.jwks, profile: 'id-jag' }],
         clients: [
-          ...(realm?.clients as object[]),
+          ...(realm.clients as object[]),
           {
             client_id: 'agent',
             client_secret: AGENT_SECRET,
