@@ -58,7 +58,7 @@ describe('grant_type', () => {
 
   it.each([
     'password',
-    'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    'urn:ietf:params:oauth:grant-type:saml2-bearer',
     'CLIENT_CREDENTIALS',
     '__proto__',
   ])('%s → unsupported_grant_type', async (grant_type) => {

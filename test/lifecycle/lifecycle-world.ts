@@ -23,19 +23,27 @@ const SPA_REDIRECT_URI = 'https://spa.example.com/cb';
 const ALICE_PASSWORD = 'alice-password';
 const ALICE_PASSWORD_HASH = await hashPassword(ALICE_PASSWORD, { N: 2 ** 14 });
 
-/** The realm object of the admin API: web (code + refresh), spa (public), service, api. */
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** What web exchanges alice's token for: a resource of the api client that declares no scope. */
+const REPORTS_RESOURCE = 'https://reports.example.com';
+
+/** The realm object of the admin API: web (code + refresh + token exchange), spa (public), service, api. */
 export function lifeRealm(): Record<string, unknown> {
   return {
     name: REALM,
     scopes: ['openid', 'profile', 'api:read'],
-    resources: [{ uri: 'https://api.example.com', client_id: 'api', scopes: ['api:read'] }],
+    resources: [
+      { uri: 'https://api.example.com', client_id: 'api', scopes: ['api:read'] },
+      { uri: REPORTS_RESOURCE, client_id: 'api' },
+    ],
     clients: [
       {
         client_id: 'web',
         client_secret: SECRETS.basic,
         redirect_uris: [WEB_REDIRECT_URI],
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE],
         scope: 'openid profile',
+        token_exchange: { resources: [REPORTS_RESOURCE] },
       },
       {
         client_id: 'spa',
@@ -68,6 +76,8 @@ export interface Issued {
   refreshToken: string;
   idToken: string;
   serviceToken: string;
+  /** The access token web exchanged alice's for (RFC 8693): of her grant, for the reports API. */
+  exchangedToken: string;
 }
 
 /** Where a token is judged, and whether it still works there. */
@@ -84,6 +94,8 @@ export interface Verdict {
   refresh: boolean;
   /** The service's client_credentials token is active at introspection. */
   serviceToken: boolean;
+  /** The token exchanged from the access token is active at introspection. */
+  exchanged: boolean;
 }
 
 export const ALL_WORKING: Verdict = {
@@ -93,6 +105,7 @@ export const ALL_WORKING: Verdict = {
   tokenEndpoint: true,
   refresh: true,
   serviceToken: true,
+  exchanged: true,
 };
 
 /** A browser whose requests go to whichever server `at` names. */
@@ -228,7 +241,15 @@ export class LifecycleWorld {
     const service = await this.serviceToken(this.a);
     expect(service.statusCode, service.body).toBe(200);
     const body = tokens.json();
+    const exchanged = await this.asWeb(this.a, {
+      grant_type: TOKEN_EXCHANGE,
+      subject_token: body.access_token,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      resource: REPORTS_RESOURCE,
+    });
+    expect(exchanged.statusCode, exchanged.body).toBe(200);
     return {
+      exchangedToken: exchanged.json().access_token,
       browser,
       code,
       accessToken: body.access_token,
@@ -261,6 +282,7 @@ export class LifecycleWorld {
     const code = await this.silentCode(issued.browser, at);
     const redeemed = code !== undefined && (await this.exchange(at, code)).statusCode === 200;
     const serviceToken = await this.active(at, issued.serviceToken, 'api');
+    const exchanged = await this.active(at, issued.exchangedToken, 'api');
     const refreshed = await this.refresh(at, issued.refreshToken);
     return {
       introspection,
@@ -269,6 +291,7 @@ export class LifecycleWorld {
       tokenEndpoint: redeemed,
       refresh: refreshed.statusCode === 200,
       serviceToken,
+      exchanged,
     };
   }
 

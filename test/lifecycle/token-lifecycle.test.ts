@@ -12,7 +12,8 @@ import {
 /**
  * The token lifecycle as a model (docs/sessions-and-grants.md, "How a token ends"): every way a
  * token ends, against every place a token is judged. Each row signs alice in to web afresh
- * (through the pages at A, the code redeemed at B) beside a service token, ends something at A,
+ * (through the pages at A, the code redeemed at B) beside a service token and a token web
+ * exchanged hers for (RFC 8693, of her grant), ends something at A,
  * then judges everything at B: a second instance on the same store must see every ending at
  * once. What a row leaves out of its verdict still works.
  */
@@ -34,7 +35,8 @@ interface Ending {
 /** How long a realm written through one instance may take to reach the others, and a second. */
 const CONFIG_PROPAGATION_SECONDS = 6;
 
-const USER_TOKENS = ['introspection', 'userinfo', 'refresh'] as const;
+/** A token exchanged from the access token belongs to its grant: it ends with it. */
+const USER_TOKENS = ['introspection', 'userinfo', 'refresh', 'exchanged'] as const;
 
 const ENDINGS: readonly Ending[] = [
   { name: 'nothing', end: async () => undefined, stops: [] },

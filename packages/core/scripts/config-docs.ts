@@ -10,6 +10,7 @@ import { clientSchema } from '../src/config/client.js';
 import { providerOptionsSchema } from '../src/config/provider.js';
 import { realmSchema } from '../src/config/realm.js';
 import { resourceSchema } from '../src/config/resource.js';
+import { trustedIssuerSchema } from '../src/config/trusted-issuer.js';
 
 export const CONFIGURATION_DOCS_PATH = fileURLToPath(
   new URL('../../../docs/configuration.md', import.meta.url),
@@ -61,6 +62,12 @@ const SECTIONS: Section[] = [
     intro: "One entry of a realm's `clients`.",
     schema: clientSchema,
   },
+  {
+    title: 'TrustedIssuer',
+    intro:
+      "One entry of a realm's `trusted_issuers`: whose JWTs the jwt-bearer grant accepts (RFC 7523, docs/delegation.md).",
+    schema: trustedIssuerSchema,
+  },
 ];
 
 /** Kept by hand: these rules live in config/client-rules.ts and config/realm-rules.ts. */
@@ -94,6 +101,8 @@ Client (\`config/client-rules.ts\`):
   or \`[::1]\` (OpenID Connect Dynamic Client Registration §2, \`application_type\`).
 - Every scope of \`default_scope\` must be in the client's \`scope\`.
 - A public client (\`none\`) must keep \`require_pkce\` (RFC 9700 §2.1.1).
+- The CIBA, token-exchange and jwt-bearer grant types need a method other than \`none\`.
+- \`token_exchange\` is required with the token-exchange grant type, and only used with it.
 
 Realm (\`config/realm-rules.ts\`):
 
@@ -104,6 +113,10 @@ Realm (\`config/realm-rules.ts\`):
   realm.
 - A resource's \`client_id\` names a client of the realm.
 - A client with the CIBA grant type needs the realm's \`ciba\` settings.
+- A client with the jwt-bearer grant type needs at least one \`trusted_issuers\` entry.
+- A client's \`token_exchange.resources\` name resources of the realm.
+- \`trusted_issuers\` have unique \`issuer\`s, each with exactly one of \`jwks_uri\` and
+  \`jwks\`.
 
 Realm lists: realm \`name\`s are unique.
 

@@ -63,11 +63,15 @@ let keySets: RemoteKeySets;
 const verify = (jwt: string, clientId = 'client') =>
   jwtVerify(
     jwt,
-    keySets.keyFor('realm', clientId, {
-      jwksUri: URI,
-      author: 'operator',
-      allowPrivateNetworks: false,
-    }),
+    keySets.keyFor(
+      'realm',
+      { kind: 'client', id: clientId },
+      {
+        jwksUri: URI,
+        author: 'operator',
+        allowPrivateNetworks: false,
+      },
+    ),
   );
 const elapse = (ms: number) => clock.advance(ms / 1000);
 

@@ -38,6 +38,13 @@ interface Failure {
   backoffMs: number;
 }
 
+/** Who publishes a remote key set: one of the realm's clients or trusted issuers. */
+export interface KeySetHolder {
+  kind: 'client' | 'trusted issuer';
+  /** Its client_id or issuer identifier. */
+  id: string;
+}
+
 interface Entry {
   readonly source: { remote: RemoteJwks; label: string };
   keys?: KeySet;
@@ -47,14 +54,14 @@ interface Entry {
 }
 
 /**
- * The key sets of clients registered with a jwks_uri, remembered per realm, client and URI
- * rather than per realm object, so a host's realm loader that builds a new realm on every
+ * The key sets of clients registered with a jwks_uri and of trusted issuers, remembered per
+ * realm, holder and URI rather than per realm object, so a host's realm loader that builds a new realm on every
  * request does not cost a fetch per request.
  *
  * Only a failed fetch is remembered as a failure (and retried after a growing backoff): what a
  * presented assertion names comes from whoever sent it, so an unknown `kid` or algorithm rejects
- * that assertion alone. It may refetch the set, at most once per `refetchIntervalMs` per client,
- * which is how a client's newly published key is picked up.
+ * that assertion alone. It may refetch the set, at most once per `refetchIntervalMs` per holder,
+ * which is how a newly published key is picked up.
  */
 export class RemoteKeySets {
   readonly #entries = new Map<string, Entry>();
@@ -74,11 +81,12 @@ export class RemoteKeySets {
    * The key lookup for jose's `jwtVerify`. Rejects with a `JwksFetchError` while the set cannot
    * be fetched, and with jose's own errors when the set has no key for the assertion.
    */
-  keyFor(realmName: string, clientId: string, remote: RemoteJwks): JWTVerifyGetKey {
+  keyFor(realmName: string, holder: KeySetHolder, remote: RemoteJwks): JWTVerifyGetKey {
     return async (header, token) => {
-      const entry = this.#entry(`${realmName}\0${clientId}\0${remote.jwksUri}`, {
+      const key = `${realmName}\0${holder.kind}\0${holder.id}\0${remote.jwksUri}`;
+      const entry = this.#entry(key, {
         remote,
-        label: `client "${clientId}" of realm "${realmName}"`,
+        label: `${holder.kind} "${holder.id}" of realm "${realmName}"`,
       });
       const keys = await this.#current(entry);
       try {

@@ -1,4 +1,10 @@
-import { CIBA_GRANT_TYPE, type ClientConfig, HMAC_ALGORITHMS } from './client.js';
+import {
+  CIBA_GRANT_TYPE,
+  type ClientConfig,
+  HMAC_ALGORITHMS,
+  JWT_BEARER_GRANT_TYPE,
+  TOKEN_EXCHANGE_GRANT_TYPE,
+} from './client.js';
 import type { ConfigIssue } from './issues.js';
 import { isLoopbackRedirectUri } from './loopback-redirect.js';
 import { isHttpsOrLoopback, splitScope } from './primitives.js';
@@ -57,9 +63,23 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
   }
 
   // CIBA Core 1.0 §4: anyone holding an (expired) ID token of a public client could start a
-  // request.
-  if (client.grant_types.includes(CIBA_GRANT_TYPE) && method === 'none') {
-    problem('grant_types', `${CIBA_GRANT_TYPE} needs a client that authenticates`);
+  // request. A token or an assertion presented by a public client could come from anyone who
+  // copied it: the delegation grants need a client that proves who it is.
+  for (const grant of [
+    CIBA_GRANT_TYPE,
+    TOKEN_EXCHANGE_GRANT_TYPE,
+    JWT_BEARER_GRANT_TYPE,
+  ] as const) {
+    if (client.grant_types.includes(grant) && method === 'none') {
+      problem('grant_types', `${grant} needs a client that authenticates`);
+    }
+  }
+  const exchanges = client.grant_types.includes(TOKEN_EXCHANGE_GRANT_TYPE);
+  if (exchanges && client.token_exchange === undefined) {
+    problem('token_exchange', `is required for the ${TOKEN_EXCHANGE_GRANT_TYPE} grant`);
+  }
+  if (!exchanges && client.token_exchange !== undefined) {
+    problem('token_exchange', `is only used with the ${TOKEN_EXCHANGE_GRANT_TYPE} grant`);
   }
 
   // Only a client with redirect URIs reaches the authorization endpoint at all.

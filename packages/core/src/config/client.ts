@@ -12,12 +12,18 @@ export const CLIENT_AUTH_METHODS = [
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
+/** RFC 8693: an access token of the realm exchanged for one meant for another resource. */
+export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 7523 §2.1: a JWT from one of the realm's trusted issuers as the authorization grant. */
+export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export const GRANT_TYPES = [
   'authorization_code',
   'refresh_token',
   'client_credentials',
   CIBA_GRANT_TYPE,
+  TOKEN_EXCHANGE_GRANT_TYPE,
+  JWT_BEARER_GRANT_TYPE,
   'implicit',
 ] as const;
 
@@ -65,7 +71,7 @@ const jwkCommon = { kid: z.string().optional(), alg: z.string().optional() };
  * Public keys are checked member by member when the configuration loads, so a malformed key is a
  * start-up error with its path rather than a failure on every assertion the client sends.
  */
-const publicJwk = z
+export const publicJwk = z
   .discriminatedUnion('kty', [
     z.looseObject({
       ...jwkCommon,
@@ -228,6 +234,17 @@ export const clientSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('Grant the requested scopes without asking the user.'),
+  token_exchange: z
+    .strictObject({
+      resources: z
+        .array(z.string())
+        .min(1)
+        .describe('URIs of the realm resources this client may exchange tokens into.'),
+    })
+    .optional()
+    .describe(
+      `What the ${TOKEN_EXCHANGE_GRANT_TYPE} grant may issue for this client; required with that grant (docs/delegation.md).`,
+    ),
 });
 
 export type ClientInput = z.input<typeof clientSchema>;

@@ -1,4 +1,4 @@
-import { CIBA_GRANT_TYPE } from './client.js';
+import { CIBA_GRANT_TYPE, JWT_BEARER_GRANT_TYPE } from './client.js';
 import { clientIssues } from './client-rules.js';
 import { type ConfigIssue, joinPath } from './issues.js';
 import { splitScope } from './primitives.js';
@@ -44,6 +44,13 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     if (client.grant_types.includes(CIBA_GRANT_TYPE) && realm.ciba === undefined) {
       problem(`${at}.grant_types`, `${CIBA_GRANT_TYPE} needs the realm's ciba settings`);
     }
+    if (client.grant_types.includes(JWT_BEARER_GRANT_TYPE) && realm.trusted_issuers.length === 0) {
+      problem(`${at}.grant_types`, `${JWT_BEARER_GRANT_TYPE} needs the realm's trusted_issuers`);
+    }
+    client.token_exchange?.resources.forEach((uri, i) => {
+      if (!realm.resources.some((resource) => resource.uri === uri))
+        problem(`${at}.token_exchange.resources[${i}]`, `names unknown resource "${uri}"`);
+    });
     for (const [field, value] of [
       ['scope', client.scope],
       ['default_scope', client.default_scope],
@@ -74,6 +81,7 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
     });
   });
   issues.push(...registrationIssues(realm, scopes));
+  issues.push(...trustedIssuerIssues(realm));
   return issues;
 }
 
@@ -102,6 +110,23 @@ function registrationIssues(realm: RealmConfig, scopes: ReadonlySet<string>): Co
       message: `${CIBA_GRANT_TYPE} needs the realm's ciba settings`,
     });
   }
+  return issues;
+}
+
+function trustedIssuerIssues(realm: RealmConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const seen = new Set<string>();
+  realm.trusted_issuers.forEach((trusted, index) => {
+    const at = `trusted_issuers[${index}]`;
+    if (seen.has(trusted.issuer))
+      issues.push({ path: `${at}.issuer`, message: `duplicate issuer "${trusted.issuer}"` });
+    seen.add(trusted.issuer);
+    if ((trusted.jwks === undefined) === (trusted.jwks_uri === undefined))
+      issues.push({
+        path: `${at}.jwks_uri`,
+        message: 'exactly one of jwks_uri and jwks is required',
+      });
+  });
   return issues;
 }
 

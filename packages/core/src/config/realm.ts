@@ -6,6 +6,7 @@ import { positiveSeconds, scopeToken } from './primitives.js';
 import { registrationSchema } from './registration.js';
 import { resourceSchema } from './resource.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
+import { trustedIssuerSchema } from './trusted-issuer.js';
 
 /** A realm's path segment. */
 export const REALM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -104,6 +105,12 @@ export const realmSchema = z.strictObject({
     .optional()
     .describe(
       'Dynamic client registration (RFC 7591) and the client configuration endpoint (RFC 7592) at `{issuer}/register` (docs/dynamic-client-registration.md). Off when absent.',
+    ),
+  trusted_issuers: z
+    .array(trustedIssuerSchema)
+    .default([])
+    .describe(
+      'Issuers whose JWTs the jwt-bearer grant (RFC 7523) accepts as authorization grants (see TrustedIssuer below; docs/delegation.md).',
     ),
 });
 

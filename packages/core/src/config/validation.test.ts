@@ -846,6 +846,7 @@ describe('defaults', () => {
           skip_consent: false,
         },
       ],
+      trusted_issuers: [],
     });
   });
 

@@ -4,6 +4,7 @@ import {
   ASYMMETRIC_ASSERTION_ALGORITHMS,
   CIBA_GRANT_TYPE,
   HMAC_ALGORITHMS,
+  JWT_BEARER_GRANT_TYPE,
   RESPONSE_MODES,
   RESPONSE_TYPES,
 } from '../config/client.js';
@@ -72,8 +73,10 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: realm.signingAlgorithms,
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
-    grant_types_supported: [...GRANT_TYPE_REGISTRY.keys(), 'implicit'].filter(
-      (grant) => grant !== CIBA_GRANT_TYPE || realm.config.ciba !== undefined,
+    grant_types_supported: [...GRANT_TYPE_REGISTRY.keys(), 'implicit'].filter((grant) =>
+      grant === CIBA_GRANT_TYPE
+        ? realm.config.ciba !== undefined
+        : grant !== JWT_BEARER_GRANT_TYPE || realm.trustedIssuers.size > 0,
     ),
     token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
@@ -93,8 +96,14 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
       ? { registration_endpoint: realm.url(ENDPOINT_PATHS.registration) }
       : {}),
     ...(realm.config.ciba ? cibaMetadata(realm) : {}),
+    ...([...realm.trustedIssuers.values()].some((trusted) => trusted.profile === 'id-jag')
+      ? { authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE] }
+      : {}),
   };
 }
+
+/** MCP Enterprise-Managed Authorization: the realm takes ID-JAGs at the jwt-bearer grant. */
+const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-type:id-jag';
 
 /** CIBA Core 1.0 §4, poll mode only. */
 function cibaMetadata(realm: Realm): Record<string, unknown> {

@@ -59,6 +59,7 @@ function activeResponse(record: AccessTokenRecord, context: RealmContext): Recor
     jti: record.jti,
   };
   if (record.resource !== undefined) body.resource = record.resource;
+  if (record.act !== undefined) body.act = record.act;
   return body;
 }
 

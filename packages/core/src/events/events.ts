@@ -52,8 +52,8 @@ export interface TokenIssuedEvent extends EventBase {
   type: 'token_issued';
   /**
    * The token endpoint's `grant_type` (`authorization_code`, `refresh_token`,
-   * `client_credentials`, the CIBA grant's URN), or `implicit` for tokens the authorization
-   * endpoint returns.
+   * `client_credentials`, the CIBA, token-exchange and jwt-bearer URNs), or `implicit` for tokens
+   * the authorization endpoint returns.
    */
   grantType: string;
   clientId: string;
@@ -65,6 +65,8 @@ export interface TokenIssuedEvent extends EventBase {
   grantId?: string;
   /** The access token's `jti`, when an access token was issued. */
   jti?: string;
+  /** Who acts for `sub`: the actor's `sub` of a delegated token (token exchange). */
+  actor?: string;
   scopes: string[];
   /** Which tokens the answer held. */
   tokens: IssuedTokenType[];

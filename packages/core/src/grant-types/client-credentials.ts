@@ -1,7 +1,5 @@
 import { OAuthError } from '../errors/oauth-error.js';
-import { emitEvent } from '../events/emit.js';
-import { noStoreJson } from '../http/responses.js';
-import { issueAccessToken } from '../tokens/access-token.js';
+import { accessTokenResponse } from './access-token-response.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 import { requestedScopes, USER_SCOPES } from './scope.js';
@@ -20,26 +18,10 @@ export const clientCredentialsGrant: GrantTypeHandler = async (params, client, c
     throw new OAuthError('invalid_scope', 'a requested scope needs a signed-in user');
   checkScopesCoverResource(scopes, resource);
 
-  const issued = await issueAccessToken(context, {
+  return accessTokenResponse(context, client, {
+    grantType: 'client_credentials',
     sub: client.id,
-    clientId: client.id,
     scopes,
     ...(resource ? { resource: resource.uri } : {}),
   });
-  const body: Record<string, unknown> = {
-    access_token: issued.token,
-    token_type: 'Bearer',
-    expires_in: issued.expiresIn,
-  };
-  if (issued.record.scope !== '') body.scope = issued.record.scope;
-  emitEvent(context, {
-    type: 'token_issued',
-    grantType: 'client_credentials',
-    clientId: client.id,
-    sub: client.id,
-    jti: issued.record.jti,
-    scopes,
-    tokens: ['access_token'],
-  });
-  return noStoreJson(200, body);
 };

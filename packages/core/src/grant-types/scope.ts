@@ -22,11 +22,17 @@ export function requestedScopes(
   fallback: readonly string[],
 ): string[] {
   if (scope === undefined) return [...fallback];
+  const tokens = scopeTokens(scope);
+  if (!tokens.every((token) => client.scopes.has(token)))
+    throw new OAuthError('invalid_scope', 'a requested scope is not assigned to this client');
+  return tokens;
+}
+
+/** A `scope` parameter's tokens (RFC 6749 §3.3), duplicates collapsed, order kept. */
+export function scopeTokens(scope: string): string[] {
   const tokens = [...new Set(scope.split(' '))];
   if (!tokens.every((token) => SCOPE_TOKEN.test(token))) {
     throw new OAuthError('invalid_scope', 'scope must be space-separated scope tokens');
   }
-  if (!tokens.every((token) => client.scopes.has(token)))
-    throw new OAuthError('invalid_scope', 'a requested scope is not assigned to this client');
   return tokens;
 }

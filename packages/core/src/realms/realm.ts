@@ -1,5 +1,5 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
-import type { ClientConfig } from '../config/client.js';
+import { ASYMMETRIC_ASSERTION_ALGORITHMS, type ClientConfig } from '../config/client.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
 import type { ResourceConfig } from '../config/resource.js';
@@ -7,6 +7,7 @@ import {
   ALWAYS_AVAILABLE_ID_TOKEN_ALG,
   type SigningAlgorithm,
 } from '../config/signing-algorithms.js';
+import type { TrustedIssuerConfig, TrustedIssuerProfile } from '../config/trusted-issuer.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
 import type { UrlAuthor } from '../outbound/outbound.js';
@@ -67,6 +68,16 @@ export interface RemoteJwks {
   readonly allowPrivateNetworks: boolean;
 }
 
+/** An issuer whose JWTs the jwt-bearer grant accepts, keyed by its `iss`. */
+export interface TrustedIssuer {
+  readonly issuer: string;
+  readonly profile: TrustedIssuerProfile;
+  /** The asymmetric JWS algorithms accepted from it: never `none` nor HMAC. */
+  readonly algorithms: readonly string[];
+  /** Its configured key set, or the URI the provider fetches it from (the operator wrote it). */
+  readonly keys: JWTVerifyGetKey | RemoteJwks;
+}
+
 /** A client whose metadata an outsider wrote: a metadata document, or a registration. */
 export interface OutsideMetadata {
   readonly source: Exclude<ClientSource, 'configuration'>;
@@ -87,6 +98,8 @@ export interface Realm {
   readonly errorDialect: ErrorDialect;
   /** Protected resources keyed by URI. */
   readonly resources: ReadonlyMap<string, ResourceConfig>;
+  /** Issuers the jwt-bearer grant trusts, keyed by issuer identifier. */
+  readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
   /**
    * The algorithms this realm signs with: its `signing_alg` first, then RS256, which every realm
    * offers for ID tokens (the only other algorithm a client may choose for them). Discovery
@@ -118,6 +131,9 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
       ...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
     ]),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
+    trustedIssuers: new Map(
+      frozen.trusted_issuers.map((trusted) => [trusted.issuer, buildTrustedIssuer(trusted)]),
+    ),
     errorDialect: frozen.error_codes,
     longestSignedLifetime: Math.max(
       frozen.access_token_ttl,
@@ -153,6 +169,18 @@ export function buildClient(
         : sha256Bytes(config.client_secret),
     previousSecret: previousSecret(config),
     assertionKey: assertionKey(config, outside),
+  });
+}
+
+function buildTrustedIssuer(config: TrustedIssuerConfig): TrustedIssuer {
+  const { issuer, profile, jwks, jwks_uri } = config;
+  return Object.freeze<TrustedIssuer>({
+    issuer,
+    profile,
+    algorithms: config.signing_algs ?? ASYMMETRIC_ASSERTION_ALGORITHMS,
+    keys: jwks_uri
+      ? { jwksUri: jwks_uri, author: 'operator', allowPrivateNetworks: false }
+      : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] }),
   });
 }
 

@@ -3,8 +3,8 @@ import type { ClientConfig } from '../config/client.js';
 import type { RegistrationConfig } from '../config/registration.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
-import { buildClient, type Client } from '../realms/realm.js';
 import { revokeClientTokens } from '../lifecycle/client-revocation.js';
+import { buildClient, type Client } from '../realms/realm.js';
 import { indexClient, indexedClientIds, unindexClients } from './client-index.js';
 
 /**

@@ -6,6 +6,16 @@ import { signRealmJwt } from '../jwt/sign.js';
 export const ACCESS_TOKEN_NAMESPACE = 'access_token';
 export const ACCESS_TOKEN_JWT_TYPE = 'at+jwt';
 
+/**
+ * Who acts for the token's subject (RFC 8693 §4.1): the current actor, and in `act` the one
+ * before it, when a delegated token was exchanged again.
+ */
+export interface Actor {
+  sub: string;
+  client_id?: string;
+  act?: Actor;
+}
+
 /** Everything known about an access token: its stored record, or its JWT claims under no-store. */
 export interface AccessTokenRecord {
   realm: string;
@@ -25,6 +35,8 @@ export interface AccessTokenRecord {
   grant_id?: string;
   /** Claims userinfo releases beyond those of `scope`, asked for by name (OIDC Core 1.0 §5.5). */
   userinfo_claims?: string[];
+  /** A delegated token's actor (token exchange). */
+  act?: Actor;
 }
 
 export interface AccessTokenGrant {
@@ -34,6 +46,9 @@ export interface AccessTokenGrant {
   resource?: string;
   grantId?: string;
   userinfoClaims?: readonly string[];
+  act?: Actor;
+  /** Seconds since the epoch past which the token must not live: what it was exchanged from. */
+  notAfter?: number;
 }
 
 export interface IssuedAccessToken {
@@ -55,9 +70,9 @@ export async function issueAccessToken(
   grant: AccessTokenGrant,
 ): Promise<IssuedAccessToken> {
   const { realm } = context;
-  const ttl = realm.config.access_token_ttl;
   const iatMs = context.now();
   const iat = Math.floor(iatMs / 1000);
+  const ttl = Math.min(realm.config.access_token_ttl, (grant.notAfter ?? Infinity) - iat);
   const record: AccessTokenRecord = {
     realm: realm.name,
     jti: randomId(16),
@@ -73,6 +88,7 @@ export async function issueAccessToken(
   if (grant.resource !== undefined) record.resource = grant.resource;
   if (grant.grantId !== undefined) record.grant_id = grant.grantId;
   if (grant.userinfoClaims?.length) record.userinfo_claims = [...grant.userinfoClaims];
+  if (grant.act !== undefined) record.act = grant.act;
 
   // The record's id is known before the signature (a JWT's jti, an opaque token's digest), so
   // the write goes out while the token is signed: one wait instead of two (docs/performance.md).
@@ -92,6 +108,7 @@ export async function issueAccessToken(
         scope: record.scope,
         // Under no-store the token is all userinfo will see of the grant.
         ...(record.userinfo_claims ? { userinfo_claims: record.userinfo_claims } : {}),
+        ...(record.act ? { act: record.act } : {}),
       }),
     writeRecord(context, record, ttl, opaque),
   ]);

@@ -7,6 +7,7 @@ import {
   ACCESS_TOKEN_JWT_TYPE,
   ACCESS_TOKEN_NAMESPACE,
   type AccessTokenRecord,
+  type Actor,
   accessTokenRecordId,
   looksLikeJwt,
 } from './access-token.js';
@@ -109,5 +110,17 @@ function recordFromClaims(
   if (Array.isArray(userinfo_claims) && userinfo_claims.every((name) => typeof name === 'string')) {
     record.userinfo_claims = userinfo_claims;
   }
+  if (isActor(claims.act)) record.act = claims.act;
   return record;
+}
+
+/** An `act` claim as this realm writes it: `sub`, maybe `client_id`, maybe a prior actor. */
+function isActor(value: unknown): value is Actor {
+  if (typeof value !== 'object' || value === null) return false;
+  const { sub, client_id, act } = value as Record<string, unknown>;
+  return (
+    typeof sub === 'string' &&
+    (client_id === undefined || typeof client_id === 'string') &&
+    (act === undefined || isActor(act))
+  );
 }

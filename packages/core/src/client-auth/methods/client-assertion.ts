@@ -9,6 +9,7 @@ import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/c
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
+import { firstUseOfJti } from '../../jwt/jti-replay.js';
 import type { Client } from '../../realms/realm.js';
 import { JwksFetchError } from '../fetch-jwks.js';
 import type { PresentedCredentials } from '../presented.js';
@@ -86,10 +87,14 @@ export async function verifyClientAssertion(
   const jti = String(payload.jti);
   if (jti.length > MAX_JTI_LENGTH)
     throw new OAuthError('invalid_client', 'client_assertion jti is too long');
-  const remember = { ttlSeconds: Math.max(1, exp - now + CLOCK_TOLERANCE_SECONDS) };
-  // client_ids may contain "/": encoding keeps client "a" with jti "b/c" apart from "a/b" with "c".
-  const id = `${context.realm.name}/${encodeURIComponent(client.id)}/${jti}`;
-  const firstUse = await context.store.add(JTI_NAMESPACE, id, {}, remember);
+  const firstUse = await firstUseOfJti(
+    context,
+    JTI_NAMESPACE,
+    client.id,
+    jti,
+    exp,
+    CLOCK_TOLERANCE_SECONDS,
+  );
   if (!firstUse) throw new OAuthError('invalid_client', 'client_assertion has already been used');
   return true;
 }
@@ -130,5 +135,5 @@ function verificationKeys(client: Client, context: RealmContext): VerificationKe
     return previous ? [key, previous.hmacKey] : [key];
   }
   if (typeof key === 'function') return [key];
-  return [context.remoteKeySets.keyFor(context.realm.name, client.id, key)];
+  return [context.remoteKeySets.keyFor(context.realm.name, { kind: 'client', id: client.id }, key)];
 }
