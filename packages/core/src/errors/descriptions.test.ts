@@ -38,6 +38,8 @@ const CONSTANT_SUBSTITUTIONS = new Map([
   ['express/src/parsed-form.ts: reason', 'one of the fixed reasons of that file'],
   ['server/src/ciba/approval.ts: tooDeep', 'the fixed text of depthProblem, with a constant'],
   ['core/src/http/read-json.ts: MAX_DEPTH', 'a constant'],
+  ['core/src/grant-types/exchange-tokens.ts: role', "'subject' or 'actor' (the Role type)"],
+  ['core/src/grant-types/trusted-assertion.ts: MAX_ASSERTION_LIFETIME_SECONDS', 'a constant'],
 ]);
 
 /**
@@ -77,6 +79,10 @@ const FORWARDED = new Map([
   [
     "server/src/admin/edit-answers.ts: issues.map(formatIssue).join('; ')",
     "the admin API's realm or client, checked against the config rules (paths and messages)",
+  ],
+  [
+    'core/src/grant-types/trusted-assertion.ts: description',
+    'the fixed texts of assertionError in that file, naming at most the claim jose refused',
   ],
   [
     'server/src/admin/edit-answers.ts: outcome.error.message',

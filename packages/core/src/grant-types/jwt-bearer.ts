@@ -68,7 +68,7 @@ function idJagToken(
     );
   const requestedUri = params.get('resource');
   if (requestedUri !== undefined && requestedUri !== resource.uri)
-    throw new OAuthError('invalid_target', 'resource differs from the assertion’s');
+    throw new OAuthError('invalid_target', 'resource differs from the resource of the assertion');
 
   const asserted = typeof payload.scope === 'string' ? scopeTokens(payload.scope) : [];
   const allowed = asserted.filter((scope) => client.scopes.has(scope));
