@@ -14,13 +14,14 @@ export async function validateRequest(
   context: RealmContext,
   { client, target }: TrustedTarget,
   checks: readonly Check[],
+  pushed = false,
 ): Promise<AuthorizationRequest> {
   const found: Found = {
     clientId: client.id,
     redirectUri: target.redirectUri,
     ...(target.state === undefined ? {} : { state: target.state }),
   };
-  await runChecks(checks, { params, context, client, found });
+  await runChecks(checks, { params, context, client, found, pushed });
   return {
     ...found,
     clientId: client.id,

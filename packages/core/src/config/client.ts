@@ -212,6 +212,12 @@ export const clientSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('Authorization requests must carry an S256 code_challenge.'),
+  require_pushed_authorization_requests: z
+    .boolean()
+    .default(false)
+    .describe(
+      "This client's authorization requests must be pushed first (RFC 9126); the realm's setting applies too.",
+    ),
   id_token_signed_response_alg: z
     .enum(SIGNING_ALGORITHMS)
     .optional()

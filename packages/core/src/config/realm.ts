@@ -85,6 +85,12 @@ export const realmSchema = z.strictObject({
     .describe(
       'Backchannel authentication (CIBA, poll mode); needs `authenticatorPush` in the provider options (docs/ciba.md).',
     ),
+  require_pushed_authorization_requests: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Every authorization request of the realm must be pushed first (RFC 9126): the authorization endpoint refuses any other.',
+    ),
   scopes: z
     .array(scopeToken)
     .default(['openid'])

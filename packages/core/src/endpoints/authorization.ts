@@ -2,6 +2,7 @@ import { answerAuthorization } from '../authorization/answer.js';
 import { shownAtProvider } from '../authorization/authorization-error.js';
 import { AUTHORIZATION_CHECKS } from '../authorization/checks/index.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
+import { resolvePushedRequest } from '../authorization/pushed-requests.js';
 import { trustedTarget } from '../authorization/trusted-target.js';
 import { validateRequest } from '../authorization/validate-request.js';
 import type { EndpointHandler } from '../context.js';
@@ -19,7 +20,10 @@ import { loadSession } from '../sessions/session.js';
  */
 export const authorizationEndpoint: EndpointHandler = async (request, context) =>
   answerAuthorization(context, undefined, { method: request.method }, async () => {
-    const params = authorizationParams(request, context.maxBodyBytes);
+    const { params, pushed } = await resolvePushedRequest(
+      authorizationParams(request, context.maxBodyBytes),
+      context,
+    );
     const trusted = await trustedTarget(params, context);
     return answerAuthorization(context, trusted.target, { method: request.method }, async () => {
       const authorization = await validateRequest(
@@ -27,6 +31,7 @@ export const authorizationEndpoint: EndpointHandler = async (request, context) =
         context,
         trusted,
         AUTHORIZATION_CHECKS.authorization,
+        pushed,
       );
       const session = await loadSession(request, context);
       return continueAuthorization(context, authorization, {

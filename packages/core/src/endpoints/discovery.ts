@@ -84,7 +84,10 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
     request_parameter_supported: false,
-    request_uri_parameter_supported: false,
+    // Only references to pushed requests (RFC 9126 §4), never a URL to fetch.
+    request_uri_parameter_supported: true,
+    pushed_authorization_request_endpoint: realm.url(ENDPOINT_PATHS.pushedAuthorization),
+    require_pushed_authorization_requests: realm.config.require_pushed_authorization_requests,
     require_request_uri_registration: false,
     ...(realm.config.client_id_metadata_documents?.enabled
       ? { client_id_metadata_document_supported: true }

@@ -12,4 +12,5 @@ export const ENDPOINT_PATHS = {
   endSession: 'logout',
   checkSession: 'session/check',
   backchannelAuthentication: 'bc-authorize',
+  pushedAuthorization: 'par',
 } as const;

@@ -20,6 +20,8 @@ export interface RequestState {
   readonly context: RealmContext;
   readonly client: Client;
   readonly found: Found;
+  /** The request was pushed first (RFC 9126) and taken from the store by its request_uri. */
+  readonly pushed?: boolean;
 }
 
 /**

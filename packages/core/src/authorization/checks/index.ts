@@ -12,9 +12,12 @@ import { checkNonce } from './nonce.js';
 import { checkParameterLengths } from './parameter-lengths.js';
 import { checkPkce } from './pkce.js';
 import { checkPrompt } from './prompt.js';
+import { checkPushedRedirectUri } from './pushed-redirect-uri.js';
+import { rejectRequestUri } from './pushed-request-uri.js';
 import { rejectRepeated } from './reject-repeated.js';
 import { rejectUnsupported } from './reject-unsupported.js';
 import { checkRequestedExpiry } from './requested-expiry.js';
+import { requirePushed } from './require-pushed.js';
 import { checkResource } from './resource.js';
 import { checkResponseMode } from './response-mode.js';
 import { checkResponseType } from './response-type.js';
@@ -24,31 +27,36 @@ import { checkStillRegistered } from './still-registered.js';
 import { checkStoredSize } from './stored-size.js';
 import { checkUserDecision } from './user-decision.js';
 
+/** The rules of an authorization request, wherever it arrives. */
+const REQUEST_RULES = [
+  rejectRepeated,
+  rejectUnsupported,
+  checkParameterLengths,
+  checkResponseType,
+  checkResponseMode,
+  checkScope,
+  checkResource,
+  checkPkce,
+  checkNonce,
+  checkMaxAge,
+  readHints,
+  checkClaims,
+  checkPrompt,
+  checkStoredSize,
+  checkIdTokenHint,
+] as const;
+
 /**
  * Which rule runs where, in the order a client would want to hear about them: the one place to
- * read what the authorization endpoint, its resume step and CIBA check (each rule is one file
+ * read what the authorization endpoint, its resume step, PAR and CIBA check (each rule is one file
  * of this folder, its header naming the rule and its specification). Client authentication,
  * client_id and redirect_uri come before the table (trusted-target.ts, client-auth/).
  */
 export const AUTHORIZATION_CHECKS = {
   /** endpoints/authorization.ts, after client_id and redirect_uri are trusted. */
-  authorization: [
-    rejectRepeated,
-    rejectUnsupported,
-    checkParameterLengths,
-    checkResponseType,
-    checkResponseMode,
-    checkScope,
-    checkResource,
-    checkPkce,
-    checkNonce,
-    checkMaxAge,
-    readHints,
-    checkClaims,
-    checkPrompt,
-    checkStoredSize,
-    checkIdTokenHint,
-  ],
+  authorization: [requirePushed, ...REQUEST_RULES],
+  /** endpoints/pushed-authorization.ts (RFC 9126), after client authentication. */
+  par: [rejectRequestUri, checkPushedRedirectUri, ...REQUEST_RULES],
   /** endpoints/authorization-resume.ts, when the browser comes back from the host's page. */
   resume: [checkStillRegistered, checkUserDecision],
   /** endpoints/backchannel-authentication.ts, after client authentication. */
