@@ -152,10 +152,10 @@ export const clientSchema = z.strictObject({
         .describe('Public JWKs (`kty` RSA, EC or OKP); private or symmetric members are refused.'),
     })
     .optional()
-    .describe('Public keys for private_key_jwt.'),
+    .describe('Public keys for private_key_jwt and signed request objects.'),
   jwks_uri: httpsOrLoopbackUrl
     .optional()
-    .describe('Where to fetch the public keys for private_key_jwt.'),
+    .describe('Where to fetch the public keys for private_key_jwt and signed request objects.'),
   redirect_uris: z
     .array(redirectUri)
     .default([])

@@ -3,6 +3,7 @@ import { shownAtProvider } from '../authorization/authorization-error.js';
 import { AUTHORIZATION_CHECKS } from '../authorization/checks/index.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
 import { resolvePushedRequest } from '../authorization/pushed-requests.js';
+import { requestObjectParams } from '../authorization/request-object-params.js';
 import { trustedTarget } from '../authorization/trusted-target.js';
 import { validateRequest } from '../authorization/validate-request.js';
 import type { EndpointHandler } from '../context.js';
@@ -20,8 +21,9 @@ import { loadSession } from '../sessions/session.js';
  */
 export const authorizationEndpoint: EndpointHandler = async (request, context) =>
   answerAuthorization(context, undefined, { method: request.method }, async () => {
+    const sent = authorizationParams(request, context.maxBodyBytes);
     const { params, pushed } = await resolvePushedRequest(
-      authorizationParams(request, context.maxBodyBytes),
+      await requestObjectParams(sent, context),
       context,
     );
     const trusted = await trustedTarget(params, context);

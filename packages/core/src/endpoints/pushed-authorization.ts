@@ -1,6 +1,7 @@
 import { type Found, runChecks } from '../authorization/checks/check.js';
 import { AUTHORIZATION_CHECKS } from '../authorization/checks/index.js';
 import { keepPushedRequest } from '../authorization/pushed-requests.js';
+import { requestObjectParams } from '../authorization/request-object-params.js';
 import { authenticateClient } from '../client-auth/authenticate.js';
 import type { EndpointHandler } from '../context.js';
 import { readForm } from '../http/read-form.js';
@@ -13,13 +14,15 @@ import { ENDPOINT_PATHS } from './paths.js';
  * `request_uri` to send the browser with, for 60 seconds. Errors are JSON, never redirected.
  */
 export const pushedAuthorizationEndpoint: EndpointHandler = async (request, context) => {
-  const params = readForm(request, context.maxBodyBytes);
+  const sent = readForm(request, context.maxBodyBytes);
   const client = await authenticateClient(
     request,
-    params,
+    sent,
     context,
     ENDPOINT_PATHS.pushedAuthorization,
   );
+  // RFC 9126 §3: a signed request object may be pushed; its parameters are the request.
+  const params = await requestObjectParams(sent, context, client);
   const found: Found = { clientId: client.id };
   await runChecks(AUTHORIZATION_CHECKS.par, { params, context, client, found });
   const pushed = await keepPushedRequest(context, client.id, params);

@@ -15,7 +15,10 @@ const DESCRIPTION_ARGUMENT = new Map([
   ['bearerError', 2],
 ]);
 /** userinfo's local shorthand for bearerError; elsewhere `fail` is something else. */
-const LOCAL_BUILDERS = new Map([['core/src/endpoints/userinfo.ts', new Map([['fail', 1]])]]);
+const LOCAL_BUILDERS = new Map([
+  ['core/src/endpoints/userinfo.ts', new Map([['fail', 1]])],
+  ['core/src/authorization/request-object.ts', new Map([['invalid', 0]])],
+]);
 
 /**
  * The only values a description may interpolate: constants of the code, never a request value.
@@ -27,6 +30,7 @@ const CONSTANT_SUBSTITUTIONS = new Map([
   ['core/src/authorization/checks/parameter-lengths.ts: max', 'a value of MAX_LENGTHS'],
   ['core/src/authorization/checks/stored-size.ts: MAX_STORED_REQUEST_CHARS', 'a constant'],
   ['core/src/logout/logout-request.ts: MAX_STATE_LENGTH', 'a constant'],
+  ['core/src/authorization/request-object.ts: MAX_LIFETIME_SECONDS', 'a constant'],
   ['core/src/http/read-form.ts: leaked', 'an entry of CREDENTIAL_PARAMETERS'],
   ['core/src/authorization/checks/ciba-unsupported.ts: name', 'an entry of a fixed list'],
   ['core/src/authorization/checks/ciba-grant-type.ts: CIBA_GRANT_TYPE', 'a constant'],
@@ -48,6 +52,8 @@ const CONSTANT_SUBSTITUTIONS = new Map([
 const FORWARDED = new Map([
   ['core/src/authorization/authorization-error.ts: description', 'its callers, checked here'],
   ['core/src/http/bearer.ts: description', 'its callers, checked here'],
+  ['core/src/authorization/request-object.ts: description', 'its callers (invalid), checked here'],
+  ['core/src/authorization/request-object.ts: reason(error)', 'the fixed texts of reason()'],
   ['core/src/endpoints/userinfo.ts: description', 'its callers (fail), checked here'],
   ['core/src/endpoints/userinfo.ts: error.description ?? error.code', 'another OAuthError'],
   [
