@@ -9,6 +9,7 @@ import { endSessionEndpoint } from './endpoints/end-session.js';
 import { introspectionEndpoint } from './endpoints/introspection.js';
 import { jwksEndpoint } from './endpoints/jwks.js';
 import { ENDPOINT_PATHS } from './endpoints/paths.js';
+import { pushedAuthorizationEndpoint } from './endpoints/pushed-authorization.js';
 import { registrationEndpoint } from './endpoints/registration.js';
 import { revocationEndpoint } from './endpoints/revocation.js';
 import { tokenEndpoint } from './endpoints/token.js';
@@ -57,6 +58,8 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   // No CORS either: the browser navigates there, no script reads the answer.
   [ENDPOINT_PATHS.authorization, { methods: ['GET', 'POST'], handler: authorizationEndpoint }],
   [ENDPOINT_PATHS.authorizationResume, { methods: ['GET'], handler: authorizationResumeEndpoint }],
+  // RFC 9126: a confidential client's backend pushes there; no script in a browser: no CORS.
+  [ENDPOINT_PATHS.pushedAuthorization, { methods: POST, handler: pushedAuthorizationEndpoint }],
   [
     ENDPOINT_PATHS.userinfo,
     { methods: [...GET, 'POST', 'OPTIONS'], handler: userinfoEndpoint, cors: true },

@@ -31,7 +31,6 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
   const hasKeys = client.jwks !== undefined || client.jwks_uri !== undefined;
   if (method === 'private_key_jwt' && !hasKeys)
     problem('jwks', 'or jwks_uri is required for private_key_jwt');
-  if (method !== 'private_key_jwt' && hasKeys) problem('jwks', 'is only used with private_key_jwt');
   if (client.jwks !== undefined && client.jwks_uri !== undefined) {
     problem('jwks_uri', 'must not be set together with jwks');
   }

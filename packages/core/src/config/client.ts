@@ -158,10 +158,10 @@ export const clientSchema = z.strictObject({
         .describe('Public JWKs (`kty` RSA, EC or OKP); private or symmetric members are refused.'),
     })
     .optional()
-    .describe('Public keys for private_key_jwt.'),
+    .describe('Public keys for private_key_jwt and signed request objects.'),
   jwks_uri: httpsOrLoopbackUrl
     .optional()
-    .describe('Where to fetch the public keys for private_key_jwt.'),
+    .describe('Where to fetch the public keys for private_key_jwt and signed request objects.'),
   redirect_uris: z
     .array(redirectUri)
     .default([])
@@ -218,6 +218,12 @@ export const clientSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('Authorization requests must carry an S256 code_challenge.'),
+  require_pushed_authorization_requests: z
+    .boolean()
+    .default(false)
+    .describe(
+      "This client's authorization requests must be pushed first (RFC 9126); the realm's setting applies too.",
+    ),
   id_token_signed_response_alg: z
     .enum(SIGNING_ALGORITHMS)
     .optional()

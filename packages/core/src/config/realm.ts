@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cibaSchema } from './ciba.js';
-import { clientSchema } from './client.js';
+import { ASYMMETRIC_ASSERTION_ALGORITHMS, clientSchema, HMAC_ALGORITHMS } from './client.js';
 import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { registrationSchema } from './registration.js';
@@ -86,6 +86,18 @@ export const realmSchema = z.strictObject({
     .optional()
     .describe(
       'Backchannel authentication (CIBA, poll mode); needs `authenticatorPush` in the provider options (docs/ciba.md).',
+    ),
+  request_object_signing_alg_values_supported: z
+    .array(z.enum([...ASYMMETRIC_ASSERTION_ALGORITHMS, ...HMAC_ALGORITHMS]))
+    .default([])
+    .describe(
+      'Signed request objects (RFC 9101) the realm takes, by JWS algorithm: asymmetric ones are verified with the client’s `jwks` or `jwks_uri`, HS256/384/512 with its client_secret; `none` never. Empty (the default): the `request` parameter is answered `request_not_supported`.',
+    ),
+  require_pushed_authorization_requests: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Every authorization request of the realm must be pushed first (RFC 9126): the authorization endpoint refuses any other.',
     ),
   scopes: z
     .array(scopeToken)

@@ -142,18 +142,18 @@ describe('client rules (client-rules.ts)', () => {
       issues: [],
     },
     {
-      name: 'keys on a secret client',
+      name: 'keys on a secret client (they verify its request objects)',
       mutate: (d) => {
         d.client(0).jwks = d.client(3).jwks;
       },
-      issues: [[at(0, 'jwks'), 'is only used with private_key_jwt']],
+      issues: [],
     },
     {
-      name: 'a jwks_uri on a public client',
+      name: 'a jwks_uri on a public client (it verifies its request objects)',
       mutate: (d) => {
         d.client(4).jwks_uri = 'https://client.example.com/jwks';
       },
-      issues: [[at(4, 'jwks'), 'is only used with private_key_jwt']],
+      issues: [],
     },
     {
       name: 'both jwks and jwks_uri',
@@ -825,6 +825,8 @@ describe('defaults', () => {
       introspection_inactive_status: 400,
       signing_alg: 'ES256',
       error_codes: 'interface',
+      request_object_signing_alg_values_supported: [],
+      require_pushed_authorization_requests: false,
       scopes: ['openid'],
       resources: [],
       clients: [
@@ -842,6 +844,7 @@ describe('defaults', () => {
           grant_types: ['authorization_code'],
           scope: 'openid',
           require_pkce: true,
+          require_pushed_authorization_requests: false,
           claims_in_id_token: false,
           skip_consent: false,
         },

@@ -1,15 +1,17 @@
 import { answerAuthorization } from '../authorization/answer.js';
-import { redirected, shownAtProvider } from '../authorization/authorization-error.js';
+import { shownAtProvider } from '../authorization/authorization-error.js';
+import { AUTHORIZATION_CHECKS } from '../authorization/checks/index.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
-import { trustedTarget, validateRequest } from '../authorization/validate-request.js';
-import type { EndpointHandler, RealmContext } from '../context.js';
+import { resolvePushedRequest } from '../authorization/pushed-requests.js';
+import { requestObjectParams } from '../authorization/request-object-params.js';
+import { trustedTarget } from '../authorization/trusted-target.js';
+import { validateRequest } from '../authorization/validate-request.js';
+import type { EndpointHandler } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { type Params, parseUrlEncoded } from '../http/form.js';
 import { readForm } from '../http/read-form.js';
 import type { GatehouseRequest } from '../http/types.js';
-import type { Client } from '../realms/realm.js';
 import { loadSession } from '../sessions/session.js';
-import { verifyIdTokenHint } from '../tokens/id-token-hint.js';
 
 /**
  * Authorization endpoint (docs/interface.md §4.1, OIDC Core 1.0 §3.1.2): GET with the query string,
@@ -19,15 +21,20 @@ import { verifyIdTokenHint } from '../tokens/id-token-hint.js';
  */
 export const authorizationEndpoint: EndpointHandler = async (request, context) =>
   answerAuthorization(context, undefined, { method: request.method }, async () => {
-    const params = authorizationParams(request, context.maxBodyBytes);
+    const sent = authorizationParams(request, context.maxBodyBytes);
+    const { params, pushed } = await resolvePushedRequest(
+      await requestObjectParams(sent, context),
+      context,
+    );
     const trusted = await trustedTarget(params, context);
     return answerAuthorization(context, trusted.target, { method: request.method }, async () => {
-      const authorization = validateRequest(params, context.realm, trusted);
-      const hinted = await hintedUser(params, context, trusted.client);
-      if (hinted !== undefined) {
-        authorization.expectedSub = hinted;
-        authorization.hintedSub = hinted;
-      }
+      const authorization = await validateRequest(
+        params,
+        context,
+        trusted,
+        AUTHORIZATION_CHECKS.authorization,
+        pushed,
+      );
       const session = await loadSession(request, context);
       return continueAuthorization(context, authorization, {
         session,
@@ -38,24 +45,6 @@ export const authorizationEndpoint: EndpointHandler = async (request, context) =
       });
     });
   });
-
-/**
- * The user an id_token_hint names (OIDC Core 1.0 §3.1.2.1): an ID token this realm issued to this
- * client, expired or not. Only that user may then be signed in; any other hint is refused.
- */
-async function hintedUser(
-  params: Params,
-  context: RealmContext,
-  client: Client,
-): Promise<string | undefined> {
-  const hint = params.get('id_token_hint');
-  if (hint === undefined) return undefined;
-  const verified = await verifyIdTokenHint(context, hint);
-  if (!verified?.audience.includes(client.id)) {
-    throw redirected('invalid_request', 'id_token_hint is not an ID token issued to this client');
-  }
-  return verified.sub;
-}
 
 /**
  * A request that cannot be parsed (bad encoding, too many parameters) cannot be trusted with a

@@ -86,8 +86,18 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
-    request_parameter_supported: false,
-    request_uri_parameter_supported: false,
+    request_parameter_supported:
+      realm.config.request_object_signing_alg_values_supported.length > 0,
+    ...(realm.config.request_object_signing_alg_values_supported.length > 0
+      ? {
+          request_object_signing_alg_values_supported:
+            realm.config.request_object_signing_alg_values_supported,
+        }
+      : {}),
+    // Only references to pushed requests (RFC 9126 §4), never a URL to fetch.
+    request_uri_parameter_supported: true,
+    pushed_authorization_request_endpoint: realm.url(ENDPOINT_PATHS.pushedAuthorization),
+    require_pushed_authorization_requests: realm.config.require_pushed_authorization_requests,
     require_request_uri_registration: false,
     ...(realm.config.client_id_metadata_documents?.enabled
       ? { client_id_metadata_document_supported: true }

@@ -12,6 +12,7 @@ export const ENDPOINT_PATHS = {
   endSession: 'logout',
   checkSession: 'session/check',
   backchannelAuthentication: 'bc-authorize',
+  pushedAuthorization: 'par',
   registration: 'register',
   /** RFC 7592's client configuration endpoint: `register/{client_id}`. */
   clientConfiguration: 'register/{client_id}',

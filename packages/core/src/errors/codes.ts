@@ -67,6 +67,16 @@ const REGISTERED = {
     definedIn: 'OIDC Core 1.0 §3.1.2.6',
     authorization: 'redirected',
   },
+  invalid_request_uri: {
+    status: 400,
+    definedIn: 'OIDC Core 1.0 §3.1.2.6; RFC 9126 §4',
+    authorization: 'either',
+  },
+  invalid_request_object: {
+    status: 400,
+    definedIn: 'OIDC Core 1.0 §3.1.2.6; RFC 9101 §6.2',
+    authorization: 'either',
+  },
   registration_not_supported: {
     status: 400,
     definedIn: 'OIDC Core 1.0 §3.1.2.6',

@@ -15,21 +15,26 @@ const DESCRIPTION_ARGUMENT = new Map([
   ['bearerError', 2],
 ]);
 /** userinfo's local shorthand for bearerError; elsewhere `fail` is something else. */
-const LOCAL_BUILDERS = new Map([['core/src/endpoints/userinfo.ts', new Map([['fail', 1]])]]);
+const LOCAL_BUILDERS = new Map([
+  ['core/src/endpoints/userinfo.ts', new Map([['fail', 1]])],
+  ['core/src/authorization/request-object.ts', new Map([['invalid', 0]])],
+]);
 
 /**
  * The only values a description may interpolate: constants of the code, never a request value.
  * Keyed `{file}: {expression}`; each says where the value comes from.
  */
 const CONSTANT_SUBSTITUTIONS = new Map([
-  ['core/src/authorization/validate-request.ts: name', 'a key of UNSUPPORTED or MAX_LENGTHS'],
-  ['core/src/authorization/validate-request.ts: max', 'a value of MAX_LENGTHS'],
-  ['core/src/authorization/validate-request.ts: MAX_STORED_REQUEST_CHARS', 'a constant'],
+  ['core/src/authorization/checks/reject-unsupported.ts: name', 'a key of UNSUPPORTED'],
+  ['core/src/authorization/checks/parameter-lengths.ts: name', 'a key of MAX_LENGTHS'],
+  ['core/src/authorization/checks/parameter-lengths.ts: max', 'a value of MAX_LENGTHS'],
+  ['core/src/authorization/checks/stored-size.ts: MAX_STORED_REQUEST_CHARS', 'a constant'],
   ['core/src/logout/logout-request.ts: MAX_STATE_LENGTH', 'a constant'],
+  ['core/src/authorization/request-object.ts: MAX_LIFETIME_SECONDS', 'a constant'],
   ['core/src/http/read-form.ts: leaked', 'an entry of CREDENTIAL_PARAMETERS'],
-  ['core/src/endpoints/backchannel-authentication.ts: name', 'an entry of a fixed list'],
-  ['core/src/endpoints/backchannel-authentication.ts: CIBA_GRANT_TYPE', 'a constant'],
-  ['core/src/endpoints/backchannel-authentication.ts: MAX_BINDING_MESSAGE', 'a constant'],
+  ['core/src/authorization/checks/ciba-unsupported.ts: name', 'an entry of a fixed list'],
+  ['core/src/authorization/checks/ciba-grant-type.ts: CIBA_GRANT_TYPE', 'a constant'],
+  ['core/src/authorization/checks/binding-message.ts: MAX_BINDING_MESSAGE', 'a constant'],
   ['core/src/client-auth/presented.ts: JWT_BEARER_ASSERTION', 'a constant'],
   [
     'core/src/client-auth/methods/client-assertion.ts: MAX_ASSERTION_LIFETIME_SECONDS',
@@ -50,18 +55,17 @@ const CONSTANT_SUBSTITUTIONS = new Map([
 const FORWARDED = new Map([
   ['core/src/authorization/authorization-error.ts: description', 'its callers, checked here'],
   ['core/src/http/bearer.ts: description', 'its callers, checked here'],
+  ['core/src/authorization/request-object.ts: description', 'its callers (invalid), checked here'],
+  ['core/src/authorization/request-object.ts: reason(error)', 'the fixed texts of reason()'],
   ['core/src/endpoints/userinfo.ts: description', 'its callers (fail), checked here'],
   ['core/src/endpoints/userinfo.ts: error.description ?? error.code', 'another OAuthError'],
   [
     "core/src/endpoints/authorization.ts: error.description ?? 'malformed request'",
     'another OAuthError',
   ],
+  ['core/src/authorization/checks/check.ts: error.description ?? error.code', 'another OAuthError'],
   [
-    'core/src/authorization/validate-request.ts: error.description ?? error.code',
-    'another OAuthError',
-  ],
-  [
-    "core/src/endpoints/authorization-resume.ts: result?.error_description ?? 'the user denied the request'",
+    "core/src/authorization/checks/user-decision.ts: result.error_description ?? 'the user denied the request'",
     "the host's interaction result",
   ],
   [

@@ -45,6 +45,11 @@ export interface Client {
    * fetched sets, so they outlive a realm rebuilt by a loader), else nothing.
    */
   readonly assertionKey: Uint8Array | JWTVerifyGetKey | RemoteJwks | undefined;
+  /**
+   * Its registered public keys (`jwks`, or the `jwks_uri` they are fetched from), whatever its
+   * authentication method: what its signed request objects are verified with.
+   */
+  readonly publicKeys: JWTVerifyGetKey | RemoteJwks | undefined;
 }
 
 /** A replaced client secret during its overlap with the new one. */
@@ -169,6 +174,7 @@ export function buildClient(
         : sha256Bytes(config.client_secret),
     previousSecret: previousSecret(config),
     assertionKey: assertionKey(config, outside),
+    publicKeys: publicKeys(config, outside),
   });
 }
 
@@ -204,10 +210,18 @@ function assertionKey(
   config: ClientConfig,
   outside: OutsideMetadata | undefined,
 ): Client['assertionKey'] {
-  const { token_endpoint_auth_method: method, client_secret, jwks, jwks_uri } = config;
+  const { token_endpoint_auth_method: method, client_secret } = config;
   if (method === 'client_secret_jwt') return encoder.encode(client_secret);
   if (method !== 'private_key_jwt') return undefined;
-  if (!jwks_uri) return createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] });
+  return publicKeys(config, outside) ?? createLocalJWKSet({ keys: [] });
+}
+
+function publicKeys(
+  config: ClientConfig,
+  outside: OutsideMetadata | undefined,
+): Client['publicKeys'] {
+  const { jwks, jwks_uri } = config;
+  if (!jwks_uri) return jwks ? createLocalJWKSet({ keys: [...jwks.keys] }) : undefined;
   return outside
     ? { jwksUri: jwks_uri, author: 'outside', allowPrivateNetworks: outside.allowPrivateNetworks }
     : { jwksUri: jwks_uri, author: 'operator', allowPrivateNetworks: false };
