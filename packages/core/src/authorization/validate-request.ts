@@ -1,6 +1,7 @@
 import { findClient } from '../client-metadata/find-client.js';
 import { RESPONSE_MODES } from '../config/client.js';
 import type { RealmContext } from '../context.js';
+import { requestedDpopJkt } from '../dpop/jkt-parameter.js';
 import type { RedirectedCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { checkScopesCoverResource, requestedResource } from '../grant-types/resource.js';
@@ -133,6 +134,7 @@ export function validateRequest(
   const scopes = checkScopes(params, client, responseType);
   const resource = checkResource(params, realm, scopes);
   const codeChallenge = checkPkce(params, client, responseType);
+  const dpopJkt = requestedDpopJkt(params);
   const nonce = params.get('nonce');
   if (includesIdToken(responseType) && nonce === undefined) {
     throw redirected('nonce_required', 'nonce is required when an id_token is returned');
@@ -153,6 +155,7 @@ export function validateRequest(
     ...(state === undefined ? {} : { state }),
     ...(nonce === undefined ? {} : { nonce }),
     ...(codeChallenge === undefined ? {} : { codeChallenge }),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
     ...(resource === undefined ? {} : { resource }),
     ...(maxAge === undefined ? {} : { maxAge }),
     ...(uiLocales === undefined ? {} : { uiLocales }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cibaSchema } from './ciba.js';
 import { clientSchema } from './client.js';
 import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
+import { dpopSchema } from './dpop.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { resourceSchema } from './resource.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
@@ -84,6 +85,11 @@ export const realmSchema = z.strictObject({
     .optional()
     .describe(
       'Backchannel authentication (CIBA, poll mode); needs `authenticatorPush` in the provider options (docs/ciba.md).',
+    ),
+  dpop: dpopSchema
+    .prefault({})
+    .describe(
+      'DPoP (RFC 9449): sender-constrained tokens for clients that send a proof (docs/dpop.md).',
     ),
   scopes: z
     .array(scopeToken)

@@ -77,6 +77,9 @@ const REGISTERED = {
   expired_token: { status: 400, definedIn: 'CIBA Core 1.0 §11' },
   unknown_user_id: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
   invalid_binding_message: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
+  invalid_dpop_proof: { status: 400, definedIn: 'RFC 9449 §5, §7.1' },
+  // 400 at the token endpoint (§8); a resource answers it 401 with a DPoP challenge (§9).
+  use_dpop_nonce: { status: 400, definedIn: 'RFC 9449 §8, §9' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export type RegisteredCode = keyof typeof REGISTERED;

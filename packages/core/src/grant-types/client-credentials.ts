@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors/oauth-error.js';
 import { emitEvent } from '../events/emit.js';
 import { noStoreJson } from '../http/responses.js';
-import { issueAccessToken } from '../tokens/access-token.js';
+import { accessTokenType, issueAccessToken } from '../tokens/access-token.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { checkScopesCoverResource, requestedResource } from './resource.js';
 import { requestedScopes, USER_SCOPES } from './scope.js';
@@ -12,7 +12,12 @@ import { requestedScopes, USER_SCOPES } from './scope.js';
  * refresh_token; `resource` becomes the audience. Without scope, the client's default scopes that
  * need no user.
  */
-export const clientCredentialsGrant: GrantTypeHandler = async (params, client, context) => {
+export const clientCredentialsGrant: GrantTypeHandler = async (
+  params,
+  client,
+  context,
+  dpopJkt,
+) => {
   const resource = requestedResource(params.get('resource'), context.realm);
   const fallback = client.defaultScopes.filter((scope) => !USER_SCOPES.has(scope));
   const scopes = requestedScopes(params.get('scope'), client, fallback);
@@ -25,10 +30,11 @@ export const clientCredentialsGrant: GrantTypeHandler = async (params, client, c
     clientId: client.id,
     scopes,
     ...(resource ? { resource: resource.uri } : {}),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
   const body: Record<string, unknown> = {
     access_token: issued.token,
-    token_type: 'Bearer',
+    token_type: accessTokenType(issued.record),
     expires_in: issued.expiresIn,
   };
   if (issued.record.scope !== '') body.scope = issued.record.scope;

@@ -25,6 +25,8 @@ export interface AccessTokenRecord {
   grant_id?: string;
   /** Claims userinfo releases beyond those of `scope`, asked for by name (OIDC Core 1.0 §5.5). */
   userinfo_claims?: string[];
+  /** The DPoP key the token is bound to (RFC 9449 §6): its RFC 7638 thumbprint. */
+  cnf?: { jkt: string };
 }
 
 export interface AccessTokenGrant {
@@ -34,6 +36,8 @@ export interface AccessTokenGrant {
   resource?: string;
   grantId?: string;
   userinfoClaims?: readonly string[];
+  /** Binds the token to the DPoP key of this thumbprint. */
+  dpopJkt?: string;
 }
 
 export interface IssuedAccessToken {
@@ -73,6 +77,7 @@ export async function issueAccessToken(
   if (grant.resource !== undefined) record.resource = grant.resource;
   if (grant.grantId !== undefined) record.grant_id = grant.grantId;
   if (grant.userinfoClaims?.length) record.userinfo_claims = [...grant.userinfoClaims];
+  if (grant.dpopJkt !== undefined) record.cnf = { jkt: grant.dpopJkt };
 
   // The record's id is known before the signature (a JWT's jti, an opaque token's digest), so
   // the write goes out while the token is signed: one wait instead of two (docs/performance.md).
@@ -92,6 +97,7 @@ export async function issueAccessToken(
         scope: record.scope,
         // Under no-store the token is all userinfo will see of the grant.
         ...(record.userinfo_claims ? { userinfo_claims: record.userinfo_claims } : {}),
+        ...(record.cnf ? { cnf: record.cnf } : {}),
       }),
     writeRecord(context, record, ttl, opaque),
   ]);
@@ -122,6 +128,9 @@ async function writeRecord(
   });
   return !kept;
 }
+
+/** `token_type` of a token response and of introspection (RFC 9449 §5, RFC 6750). */
+export const accessTokenType = (record: AccessTokenRecord) => (record.cnf ? 'DPoP' : 'Bearer');
 
 /**
  * A client-credentials token: the client's own, with no user behind it (its `sub` is the

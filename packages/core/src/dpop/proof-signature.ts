@@ -1,0 +1,53 @@
+import {
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  EmbeddedJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
+import { PRIVATE_JWK_MEMBERS } from '../config/client.js';
+import { invalidProof } from './proof-error.js';
+
+export const PROOF_JWT_TYPE = 'dpop+jwt';
+
+/** A proof whose signature is by the public key in its own header. */
+export interface SignedProof {
+  readonly claims: JWTPayload;
+  /** The RFC 7638 SHA-256 thumbprint of that key: what tokens are bound to (`cnf.jkt`). */
+  readonly jkt: string;
+}
+
+/**
+ * RFC 9449 §4.3 checks 2 to 7: `typ` `dpop+jwt`, an `alg` of `algorithms` (asymmetric only:
+ * never `none`, never HMAC), a `jwk` header that is a public key, and a signature by that key.
+ */
+export async function verifyProofSignature(
+  proof: string,
+  algorithms: readonly string[],
+): Promise<SignedProof> {
+  const jwk = headerJwk(proof);
+  const { payload } = await jwtVerify(proof, EmbeddedJWK, {
+    typ: PROOF_JWT_TYPE,
+    algorithms: [...algorithms],
+  }).catch((error: unknown) => {
+    // All of a proof is the client's, its key included: WebCrypto's DataError for a malformed
+    // `jwk` is as much the client's mistake as jose's errors.
+    throw invalidProof('the DPoP proof is not a valid JWT signed by its jwk', error);
+  });
+  return { claims: payload, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+}
+
+function headerJwk(proof: string): JWK {
+  let jwk: unknown;
+  try {
+    jwk = decodeProtectedHeader(proof).jwk;
+  } catch (error) {
+    throw invalidProof('the DPoP proof header is malformed', error);
+  }
+  if (typeof jwk !== 'object' || jwk === null) throw invalidProof('the DPoP proof has no jwk');
+  if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) {
+    throw invalidProof('the jwk of the DPoP proof must be a public key');
+  }
+  return jwk as JWK;
+}
