@@ -825,6 +825,10 @@ describe('defaults', () => {
       introspection_inactive_status: 400,
       signing_alg: 'ES256',
       error_codes: 'interface',
+      dpop: {
+        require_nonce: false,
+        signing_alg_values: ['ES256', 'PS256', 'EdDSA', 'RS256', 'ES384', 'PS384'],
+      },
       scopes: ['openid'],
       resources: [],
       clients: [
@@ -843,6 +847,7 @@ describe('defaults', () => {
           scope: 'openid',
           require_pkce: true,
           claims_in_id_token: false,
+          dpop_bound_access_tokens: false,
           skip_consent: false,
         },
       ],
