@@ -1,13 +1,8 @@
-import {
-  calculateJwkThumbprint,
-  decodeProtectedHeader,
-  EmbeddedJWK,
-  type JWK,
-  type JWTPayload,
-  jwtVerify,
-} from 'jose';
+import { decodeProtectedHeader, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { PRIVATE_JWK_MEMBERS } from '../config/client.js';
 import { invalidProof } from './proof-error.js';
+import { proofKey } from './proof-keys.js';
+import { jwkThumbprint } from './thumbprint.js';
 
 export const PROOF_JWT_TYPE = 'dpop+jwt';
 
@@ -26,28 +21,38 @@ export async function verifyProofSignature(
   proof: string,
   algorithms: readonly string[],
 ): Promise<SignedProof> {
-  const jwk = headerJwk(proof);
-  const { payload } = await jwtVerify(proof, EmbeddedJWK, {
-    typ: PROOF_JWT_TYPE,
-    algorithms: [...algorithms],
-  }).catch((error: unknown) => {
+  const { jwk, alg } = proofHeader(proof);
+  if (!algorithms.includes(alg)) {
+    throw invalidProof('the DPoP proof is signed with an algorithm this realm does not accept');
+  }
+  const jkt = jwkThumbprint(jwk as Record<string, unknown>);
+  if (jkt === undefined) throw invalidProof('the jwk of the DPoP proof is not a usable public key');
+  try {
+    const key = await proofKey(jwk, alg, jkt);
+    if (key instanceof Uint8Array || key.type !== 'public') {
+      throw invalidProof('the jwk of the DPoP proof must be a public key');
+    }
+    const { payload } = await jwtVerify(proof, key, { typ: PROOF_JWT_TYPE, algorithms: [alg] });
+    return { claims: payload, jkt };
+  } catch (error) {
     // All of a proof is the client's, its key included: WebCrypto's DataError for a malformed
     // `jwk` is as much the client's mistake as jose's errors.
     throw invalidProof('the DPoP proof is not a valid JWT signed by its jwk', error);
-  });
-  return { claims: payload, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+  }
 }
 
-function headerJwk(proof: string): JWK {
-  let jwk: unknown;
+function proofHeader(proof: string): { jwk: JWK; alg: string } {
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
-    jwk = decodeProtectedHeader(proof).jwk;
+    header = decodeProtectedHeader(proof);
   } catch (error) {
     throw invalidProof('the DPoP proof header is malformed', error);
   }
+  const { jwk, alg } = header;
   if (typeof jwk !== 'object' || jwk === null) throw invalidProof('the DPoP proof has no jwk');
   if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) {
     throw invalidProof('the jwk of the DPoP proof must be a public key');
   }
-  return jwk as JWK;
+  if (typeof alg !== 'string') throw invalidProof('the DPoP proof has no alg');
+  return { jwk, alg };
 }

@@ -118,7 +118,7 @@ describe('verifyProof', () => {
       () => proof({}, { alg: 'HS256', jwk: { kty: 'oct', k: 'c2VjcmV0' } }, new Uint8Array(32)),
       'must be a public key',
     ],
-    ['alg none', async () => unsecured(), 'not a valid JWT'],
+    ['alg none', async () => unsecured(), 'an algorithm this realm does not accept'],
   ])('refuses a proof with %s as invalid_dpop_proof', async (_, made, why) => {
     const error = await refusal(made());
     expect(error.code).toBe('invalid_dpop_proof');
