@@ -386,6 +386,49 @@ describe('server nonces (require_nonce)', () => {
   });
 });
 
+describe('what the host hears', () => {
+  it('events carry neither the proof nor the token', async () => {
+    const events: unknown[] = [];
+    const observed = await createHarness({ onEvent: (event) => events.push(event) });
+    const proof = await key.proof({ htu: TOKEN_URL });
+    const fields = {
+      grant_type: 'client_credentials',
+      ...(await observed.credentialsOf('post-client')).fields,
+    };
+    const body = expectTokens(await observed.post(TOKEN, fields, { dpop: proof }));
+    const replayed = await observed.post(TOKEN, fields, { dpop: proof });
+    expect(replayed.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'token_issued' }));
+    const heard = JSON.stringify(events);
+    for (const secret of [proof, ...proof.split('.'), body.access_token as string]) {
+      expect(heard).not.toContain(secret);
+    }
+  });
+});
+
+describe('no-store retention', () => {
+  it('binds the JWT alone, and userinfo still wants its proof', async () => {
+    const noStore = await harness({ access_token_retention_policy: 'no-store' });
+    const code = await noStore.grants.code({ clientId: 'web-app' });
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: CODE_VERIFIER,
+      ...(await noStore.h.credentialsOf('web-app')).fields,
+    };
+    const proof = await noStore.key.proof({ htu: TOKEN_URL });
+    const token = expectTokens(await noStore.h.post(TOKEN, fields, { dpop: proof }))
+      .access_token as string;
+    const asBearer = await noStore.h.get(USERINFO, { authorization: `Bearer ${token}` });
+    expect(asBearer.status).toBe(401);
+    const dpop = await noStore.key.proof({ htm: 'GET', htu: USERINFO_URL, accessToken: token });
+    const withProof = await noStore.h.get(USERINFO, { authorization: `DPoP ${token}`, dpop });
+    expect(withProof.status, withProof.body).toBe(200);
+  });
+});
+
 describe('discovery', () => {
   it('lists dpop_signing_alg_values_supported', async () => {
     const metadata = (await h.get(endpointPath('.well-known/openid-configuration'))).json();
