@@ -63,9 +63,8 @@ export async function checkTokenBinding(
     if (proof === undefined) {
       throw dpopError(realm, 'invalid_dpop_proof', 'a DPoP proof is required with the token');
     }
-    const rules = realmProofRules(context);
-    const request_ = { method: request.method, url, accessToken: presented.token };
-    if ((await verifyProof(proof, request_, rules)) !== bound) {
+    const target = { method: request.method, url, accessToken: presented.token };
+    if ((await verifyProof(proof, target, realmProofRules(context))) !== bound) {
       throw dpopError(realm, 'invalid_dpop_proof', 'the DPoP proof is signed by another key');
     }
   } catch (error) {
