@@ -126,6 +126,14 @@ describe('verifyProof', () => {
     expect(error.description).toContain(why);
   });
 
+  it.each(['EdDSA', 'PS256', 'RS256', 'ES384'])('accepts a proof signed with %s', async (alg) => {
+    const pair = await generateKeyPair(alg, { modulusLength: 2048 });
+    const ownJwk = await exportJWK(pair.publicKey);
+    const made = await proof({}, { alg, jwk: ownJwk }, pair.privateKey);
+    const rulesFor = rules({ algorithms: [...ALGORITHMS, 'ES384'] });
+    expect(await verifyProof(made, request, rulesFor)).toBe(await calculateJwkThumbprint(ownJwk));
+  });
+
   it('refuses an algorithm the realm does not list', async () => {
     const error = await refusal(proof(), rules({ algorithms: ['PS256'] }));
     expect(error.code).toBe('invalid_dpop_proof');
