@@ -1,3 +1,4 @@
+import type { ClientInput } from '@gatehouse-oidc/core';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
@@ -27,7 +28,7 @@ const PUBLIC_APP = {
   grant_types: ['authorization_code', 'refresh_token'],
   scope: 'openid profile',
   skip_consent: true,
-} as const;
+} as const satisfies ClientInput;
 const SERVICE = {
   client_id: 'dpop-service',
   client_secret: SECRETS.post,
@@ -35,7 +36,7 @@ const SERVICE = {
   grant_types: ['client_credentials'],
   scope: 'api:read',
   dpop_bound_access_tokens: true,
-} as const;
+} as const satisfies ClientInput;
 
 /** Where openid-client finds the realm, and how the user signs in there. */
 interface Target {
@@ -54,7 +55,10 @@ function observed(target: Target) {
     [oidc.customFetch]: async (url: string, init: RequestInit) => {
       const response = await send(url, init);
       if (url.endsWith('/token')) {
-        const error = response.status === 200 ? '' : ` ${(await response.clone().json()).error}`;
+        const error =
+          response.status === 200
+            ? ''
+            : ` ${((await response.clone().json()) as { error?: string }).error}`;
         tokenAnswers.push(`${response.status}${error}`);
       }
       return response;

@@ -1,4 +1,4 @@
-import type { RealmInput } from '@gatehouse-oidc/core';
+import type { ClientInput, RealmInput } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DpopKey, dpopKey } from '../support/dpop.js';
@@ -25,7 +25,7 @@ const PUBLIC_APP = {
   grant_types: ['authorization_code', 'refresh_token'],
   scope: 'openid profile',
   skip_consent: true,
-} as const;
+} as const satisfies ClientInput;
 const BOUND_ONLY = {
   client_id: 'dpop-only',
   client_secret: 'dpop-only-secret-0123456789',
@@ -33,7 +33,7 @@ const BOUND_ONLY = {
   grant_types: ['client_credentials'],
   scope: 'api:read',
   dpop_bound_access_tokens: true,
-} as const;
+} as const satisfies ClientInput;
 const CIBA_APP = {
   client_id: 'ciba-app',
   client_secret: 'ciba-secret-0123456789abcdef',
@@ -42,7 +42,7 @@ const CIBA_APP = {
   response_types: ['code', 'id_token'],
   grant_types: ['authorization_code', CIBA],
   scope: 'openid profile',
-} as const;
+} as const satisfies ClientInput;
 
 async function harness(realm: Partial<RealmInput> = {}) {
   const h = await createHarness({
@@ -76,7 +76,7 @@ async function tokenRequest(
   fields: Record<string, string>,
   by: DpopKey | null = key,
 ) {
-  const proof = by ? { dpop: await by.proof({ htu: TOKEN_URL }) } : {};
+  const proof: Record<string, string> = by ? { dpop: await by.proof({ htu: TOKEN_URL }) } : {};
   const own = OWN_CLIENTS[clientId];
   const credentials = own ? { fields: own, headers: {} } : await h.credentialsOf(clientId);
   return h.post(TOKEN, { ...fields, ...credentials.fields }, { ...credentials.headers, ...proof });
@@ -84,7 +84,7 @@ async function tokenRequest(
 
 /** GET userinfo with `token` under `scheme`, with a proof by `by` for it. */
 async function userinfo(token: string, scheme = 'DPoP', by: DpopKey | null = key, extra = {}) {
-  const dpop = by
+  const dpop: Record<string, string> = by
     ? { dpop: await by.proof({ htm: 'GET', htu: USERINFO_URL, accessToken: token, ...extra }) }
     : {};
   return h.get(USERINFO, { authorization: `${scheme} ${token}`, ...dpop });
@@ -389,7 +389,11 @@ describe('server nonces (require_nonce)', () => {
 describe('what the host hears', () => {
   it('events carry neither the proof nor the token', async () => {
     const events: unknown[] = [];
-    const observed = await createHarness({ onEvent: (event) => events.push(event) });
+    const observed = await createHarness({
+      onEvent: (event) => {
+        events.push(event);
+      },
+    });
     const proof = await key.proof({ htu: TOKEN_URL });
     const fields = {
       grant_type: 'client_credentials',

@@ -1,4 +1,4 @@
-import { importJWK, type JWK } from 'jose';
+import { type CryptoKey, importJWK, type JWK } from 'jose';
 
 /** Public keys imported lately: a client signs its proofs with one key for a long time. */
 const MAX_KEYS = 1_024;

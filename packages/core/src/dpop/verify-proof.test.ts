@@ -1,4 +1,5 @@
 import {
+  type CryptoKey,
   calculateJwkThumbprint,
   exportJWK,
   generateKeyPair,
