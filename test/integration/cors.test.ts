@@ -159,7 +159,7 @@ describe('CORS on the answers', () => {
     expect(response.status, response.body).toBe(200);
     expect(corsHeadersOf(response)).toEqual({
       'access-control-allow-origin': SPA,
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce',
     });
     expect(response.headers.vary).toBe('Origin');
   });
@@ -189,7 +189,7 @@ describe('CORS on the answers', () => {
     expect(response.json().error).toBe('invalid_client');
     expect(corsHeadersOf(response)).toEqual({
       'access-control-allow-origin': SPA,
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce',
     });
     const stranger = await send({
       method: 'POST',
@@ -211,7 +211,7 @@ describe('CORS on the answers', () => {
     expect(challenge.status).toBe(401);
     expect(corsHeadersOf(challenge)).toEqual({
       'access-control-allow-origin': APP,
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce',
     });
 
     const revoke = (origin: string) =>

@@ -5,8 +5,9 @@ import {
   type Verdict,
 } from '@gatehouse-oidc/resource-server';
 import { describe, expect, it } from 'vitest';
+import { dpopKey } from '../support/dpop.js';
 import { API_RESOURCE, OTHER_RESOURCE, SECRETS } from '../support/fixtures.js';
-import { createHarness, type Harness, REVOKE } from './harness.js';
+import { createHarness, type Harness, REVOKE, TOKEN } from './harness.js';
 
 /**
  * The resource-server kit against a Gatehouse provider in process: it reads the realm's metadata
@@ -161,4 +162,50 @@ describe('the resource-server kit against Gatehouse', () => {
     expect(outcome(await server.verify(bearer(token)))).toBe('503 temporarily_unavailable');
     expect(String(errors[0])).toMatch(/introspection endpoint/);
   });
+
+  it.each([
+    ['a JWT', 'jwt', {}],
+    [
+      'an introspected opaque token',
+      'opaque',
+      { introspection: { clientId: 'api', clientSecret: SECRETS.api } },
+    ],
+  ] as const)(
+    'admits %s bound to a DPoP key with its proof, and no other way',
+    async (_, format, options) => {
+      const h = await createHarness({ realm: { access_token_format: format } });
+      const { server, errors } = resourceServer(h, options);
+      const key = await dpopKey(h.clock.now);
+      const issued = await h.post(
+        TOKEN,
+        {
+          grant_type: 'client_credentials',
+          resource: API_RESOURCE,
+          scope: 'api:read',
+          ...(await h.credentialsOf('post-client')).fields,
+        },
+        { dpop: await key.proof({ htu: `${h.issuer()}/token` }) },
+      );
+      expect(issued.json().token_type).toBe('DPoP');
+      const token = issued.json().access_token as string;
+      const url = `${API_RESOURCE}/things`;
+      const withProof = async (by = key) =>
+        new Request(url, {
+          headers: {
+            authorization: `DPoP ${token}`,
+            dpop: await by.proof({ htm: 'GET', htu: url, accessToken: token }),
+          },
+        });
+      expect(await server.verify(await withProof())).toMatchObject({
+        ok: true,
+        token: { dpopJkt: key.jkt },
+      });
+      expect(outcome(await server.verify(bearer(token)))).toBe('401 invalid_token');
+      const stranger = await dpopKey(h.clock.now);
+      expect(outcome(await server.verify(await withProof(stranger)))).toBe(
+        '401 invalid_dpop_proof',
+      );
+      expect(errors).toEqual([]);
+    },
+  );
 });

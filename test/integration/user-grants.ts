@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import { RemoteKeySets } from '../../packages/core/src/client-auth/remote-key-sets.js';
 import { MetadataDocumentClients } from '../../packages/core/src/client-metadata/document-clients.js';
 import type { RealmContext } from '../../packages/core/src/context.js';
+import { DpopNonces } from '../../packages/core/src/dpop/nonces.js';
 import type { TokenFamily } from '../../packages/core/src/lifecycle/token-family.js';
 import { BackchannelDelivery } from '../../packages/core/src/logout/backchannel-delivery.js';
 import { ENGLISH_LOGOUT_MESSAGES } from '../../packages/core/src/logout/messages.js';
@@ -198,6 +199,7 @@ export async function userGrants(h: Harness, realmName = 'test') {
       outbound,
     ),
     metadataDocumentClients: new MetadataDocumentClients(h.clock.now, outbound),
+    dpopNonces: new DpopNonces(h.store, h.clock.now),
     allowClientIdMetadataDocument: undefined,
     logoutMessages: () => ENGLISH_LOGOUT_MESSAGES,
     backchannel: new BackchannelDelivery(

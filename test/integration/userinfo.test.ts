@@ -235,12 +235,15 @@ describe('no credentials (RFC 6750 §3.1)', () => {
   it.each([
     ['no Authorization header', {}],
     ['another scheme', { authorization: 'Basic d2ViLWFwcDpzZWNyZXQ=' }],
-  ])('%s: 401 with the bare challenge and no error code', async (_, headers) => {
+  ])('%s: 401 with the bare Bearer and DPoP challenges and no error code', async (_, headers) => {
+    const challenges =
+      `Bearer realm="${h.issuer()}", ` +
+      `DPoP realm="${h.issuer()}", algs="ES256 PS256 EdDSA RS256 ES384 PS384"`;
     for (const method of ['GET', 'POST']) {
       const response = await send({ method, headers });
       expect({ status: response.status, headers: response.headers, body: response.body }).toEqual({
         status: 401,
-        headers: { ...NO_STORE, 'www-authenticate': `Bearer realm="${h.issuer()}"` },
+        headers: { ...NO_STORE, 'www-authenticate': challenges },
         body: undefined,
       });
     }

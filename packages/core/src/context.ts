@@ -3,6 +3,7 @@ import type { AuthenticatorPush } from './ciba/authenticator-push.js';
 import type { RemoteKeySets } from './client-auth/remote-key-sets.js';
 import type { MetadataDocumentClients } from './client-metadata/document-clients.js';
 import type { ProviderLimits } from './config/provider.js';
+import type { DpopNonces } from './dpop/nonces.js';
 import type { EventSink } from './events/emit.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails } from './interactions/interaction.js';
@@ -35,6 +36,8 @@ export interface ProviderContext {
   readonly remoteKeySets: RemoteKeySets;
   /** Clients read from Client ID Metadata Documents, kept within their realms' bounds. */
   readonly metadataDocumentClients: MetadataDocumentClients;
+  /** Makes and checks the DPoP nonces of realms that require them. */
+  readonly dpopNonces: DpopNonces;
   /** The host application's own rule on where realms may take clients' documents from. */
   readonly allowClientIdMetadataDocument: AllowClientIdMetadataDocument | undefined;
   /** The words of the logout pages for a request's `ui_locales`. */

@@ -12,6 +12,7 @@ import {
 import type { RealmConfig, RealmInput } from './config/realm.js';
 import { type GrantSummary, listGrants, revokeUserGrant } from './consent/grants-api.js';
 import type { AllowClientIdMetadataDocument, ProviderContext, RealmContext } from './context.js';
+import { DpopNonces } from './dpop/nonces.js';
 import type { ErrorDialect } from './errors/codes.js';
 import { methodNotAllowed, OAuthError } from './errors/oauth-error.js';
 import { errorToResponse } from './errors/to-response.js';
@@ -291,6 +292,7 @@ export function createProvider(options: ProviderOptions): Provider {
     outbound,
     remoteKeySets: new RemoteKeySets(now, reportError, {}, outbound),
     metadataDocumentClients: new MetadataDocumentClients(now, outbound),
+    dpopNonces: new DpopNonces(store, now),
     allowClientIdMetadataDocument: options.allowClientIdMetadataDocument,
     backchannel: new BackchannelDelivery(reportError, {}, outbound),
     logoutMessages: options.logoutMessages ?? (() => ENGLISH_LOGOUT_MESSAGES),

@@ -104,6 +104,7 @@ async function issueUnderGrant(
       ...grant,
       redirectUri: request.redirectUri,
       ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+      ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
       ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
     });
   }

@@ -16,6 +16,8 @@ export interface AuthorizationRequest {
   nonce?: string;
   /** S256 code challenge (RFC 7636). */
   codeChallenge?: string;
+  /** The DPoP key the code is bound to (RFC 9449 §10). */
+  dpopJkt?: string;
   prompt: Prompt[];
   maxAge?: number;
   resource?: string;

@@ -59,7 +59,7 @@ export const ASYMMETRIC_ASSERTION_ALGORITHMS = [
 ] as const;
 
 /** Members that only a private or symmetric JWK has: a client's registered JWKS is public. */
-const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+export const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const CURVE_BYTES = { 'P-256': 32, 'P-384': 48, 'P-521': 66, Ed25519: 32 } as const;
 const MIN_RSA_MODULUS_BYTES = 256;
 
@@ -235,6 +235,12 @@ export const clientSchema = z.strictObject({
     .default(false)
     .describe(
       'ID tokens also carry the claims of the granted scopes (by default those come from userinfo whenever an access token is issued).',
+    ),
+  dpop_bound_access_tokens: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Every token request must carry a DPoP proof, so every access token is bound to a key (RFC 9449 §5.2); without one it is refused with `invalid_dpop_proof`.',
     ),
   skip_consent: z
     .boolean()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cibaSchema } from './ciba.js';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, clientSchema, HMAC_ALGORITHMS } from './client.js';
 import { clientMetadataDocumentsSchema } from './client-metadata-documents.js';
+import { dpopSchema } from './dpop.js';
 import { positiveSeconds, scopeToken } from './primitives.js';
 import { registrationSchema } from './registration.js';
 import { resourceSchema } from './resource.js';
@@ -98,6 +99,11 @@ export const realmSchema = z.strictObject({
     .default(false)
     .describe(
       'Every authorization request of the realm must be pushed first (RFC 9126): the authorization endpoint refuses any other.',
+    ),
+  dpop: dpopSchema
+    .prefault({})
+    .describe(
+      'DPoP (RFC 9449): sender-constrained tokens for clients that send a proof (docs/dpop.md).',
     ),
   scopes: z
     .array(scopeToken)

@@ -827,6 +827,10 @@ describe('defaults', () => {
       error_codes: 'interface',
       request_object_signing_alg_values_supported: [],
       require_pushed_authorization_requests: false,
+      dpop: {
+        require_nonce: false,
+        signing_alg_values: ['ES256', 'PS256', 'EdDSA', 'RS256', 'ES384', 'PS384'],
+      },
       scopes: ['openid'],
       resources: [],
       clients: [
@@ -846,6 +850,7 @@ describe('defaults', () => {
           require_pkce: true,
           require_pushed_authorization_requests: false,
           claims_in_id_token: false,
+          dpop_bound_access_tokens: false,
           skip_consent: false,
         },
       ],

@@ -86,6 +86,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
+    dpop_signing_alg_values_supported: realm.config.dpop.signing_alg_values,
     request_parameter_supported:
       realm.config.request_object_signing_alg_values_supported.length > 0,
     ...(realm.config.request_object_signing_alg_values_supported.length > 0

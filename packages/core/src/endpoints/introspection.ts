@@ -5,7 +5,11 @@ import type { EndpointHandler, RealmContext } from '../context.js';
 import { readForm } from '../http/read-form.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Client } from '../realms/realm.js';
-import { type AccessTokenRecord, isClientsOwnToken } from '../tokens/access-token.js';
+import {
+  type AccessTokenRecord,
+  accessTokenType,
+  isClientsOwnToken,
+} from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
@@ -55,11 +59,12 @@ function activeResponse(record: AccessTokenRecord, context: RealmContext): Recor
     exp: record.exp,
     scope: record.scope,
     client_id: record.client_id,
-    token_type: 'Bearer',
+    token_type: accessTokenType(record),
     jti: record.jti,
   };
   if (record.resource !== undefined) body.resource = record.resource;
   if (record.act !== undefined) body.act = record.act;
+  if (record.cnf) body.cnf = record.cnf;
   return body;
 }
 

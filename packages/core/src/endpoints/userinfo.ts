@@ -1,23 +1,33 @@
 import { claimsForScopes, pickClaims } from '../accounts/claims.js';
 import type { EndpointHandler } from '../context.js';
+import { dpopChallenge, dpopError } from '../dpop/challenge.js';
+import { withDpopNonce } from '../dpop/nonce-header.js';
+import { checkTokenBinding, presentedAccessToken } from '../dpop/resource-request.js';
 import { OAuthError } from '../errors/oauth-error.js';
-import { type BearerErrorCode, bearerChallenge, bearerError, bearerToken } from '../http/bearer.js';
+import { type BearerErrorCode, bearerChallenge, bearerError } from '../http/bearer.js';
 import { withClientCors, withRealmCors } from '../http/cors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { emptyResponse, NO_STORE_HEADERS, noStoreJson } from '../http/responses.js';
 import type { GatehouseRequest } from '../http/types.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
+import { ENDPOINT_PATHS } from './paths.js';
 
 /**
  * The UserInfo endpoint (OIDC Core 1.0 §5.3, docs/interface.md §4.5 and §2.7): the claims the
- * user's granted scopes release, for a Bearer access token in the `Authorization` header (RFC 6750
- * §2.1). The token is never accepted from the URL or the body (RFC 9700 §2.5). The claims are
- * readable from the origins of the token's client (CORS); the provider answers the preflight.
+ * user's granted scopes release, for an access token in the `Authorization` header: Bearer (RFC
+ * 6750 §2.1), or DPoP with its proof for a DPoP-bound token (RFC 9449 §7). The token is never
+ * accepted from the URL or the body (RFC 9700 §2.5). The claims are readable from the origins of
+ * the token's client (CORS); the provider answers the preflight.
  */
-export const userinfoEndpoint: EndpointHandler = async (request, context) => {
+export const userinfoEndpoint: EndpointHandler = withDpopNonce(async (request, context) => {
   const { realm } = context;
-  const fail = (code: BearerErrorCode, description: string, scope?: string) =>
-    bearerError(realm.issuer, code, description, scope === undefined ? {} : { scope });
+  let dpop = false;
+  const fail = (code: BearerErrorCode, description: string, scope?: string) => {
+    const options = scope === undefined ? {} : { scope };
+    return dpop
+      ? dpopError(realm, code, description, options)
+      : bearerError(realm.issuer, code, description, options);
+  };
 
   if (tokenInQuery(request.query, fail)) {
     throw fail('invalid_request', 'the access token must be sent in the Authorization header');
@@ -25,17 +35,19 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
   if (request.method === 'POST' && hasBody(request)) {
     throw fail('invalid_request', 'the request body must be empty');
   }
-  const token = bearerToken(request, realm.issuer);
-  if (token === undefined) {
+  const presented = presentedAccessToken(request, context);
+  if (presented === undefined) {
     const challenge = emptyResponse(401, {
       ...NO_STORE_HEADERS,
-      'www-authenticate': bearerChallenge(realm.issuer),
+      'www-authenticate': `${bearerChallenge(realm.issuer)}, ${dpopChallenge(realm)}`,
     });
     return withRealmCors(challenge, request, realm);
   }
+  dpop = presented.scheme === 'DPoP';
 
-  const record = (await findAccessToken(context, token))?.record;
+  const record = (await findAccessToken(context, presented.token))?.record;
   if (!record) throw fail('invalid_token', 'the access token is invalid, expired or revoked');
+  await checkTokenBinding(request, context, realm.url(ENDPOINT_PATHS.userinfo), presented, record);
   // RFC 8707: a token for a Protected Resource is that resource's, not a key to the user's claims.
   if (record.resource !== undefined) {
     throw fail('invalid_token', 'the access token is for a Protected Resource, not for userinfo');
@@ -58,7 +70,7 @@ export const userinfoEndpoint: EndpointHandler = async (request, context) => {
     exp: record.exp,
   });
   return withClientCors(claims, request, realm.clients.get(record.client_id));
-};
+});
 
 function tokenInQuery(
   query: string,

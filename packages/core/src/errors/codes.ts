@@ -88,6 +88,9 @@ const REGISTERED = {
   unknown_user_id: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
   invalid_binding_message: { status: 400, definedIn: 'CIBA Core 1.0 §13' },
   invalid_client_metadata: { status: 400, definedIn: 'RFC 7591 §3.2.2' },
+  invalid_dpop_proof: { status: 400, definedIn: 'RFC 9449 §5, §7.1' },
+  // 400 at the token endpoint (§8); a resource answers it 401 with a DPoP challenge (§9).
+  use_dpop_nonce: { status: 400, definedIn: 'RFC 9449 §8, §9' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export type RegisteredCode = keyof typeof REGISTERED;

@@ -13,6 +13,8 @@ const DESCRIPTION_ARGUMENT = new Map([
   ['redirected', 1],
   ['shownAtProvider', 1],
   ['bearerError', 2],
+  ['invalidProof', 0],
+  ['dpopError', 2],
 ]);
 /** userinfo's local shorthand for bearerError; elsewhere `fail` is something else. */
 const LOCAL_BUILDERS = new Map([
@@ -40,6 +42,7 @@ const CONSTANT_SUBSTITUTIONS = new Map([
     'core/src/client-auth/methods/client-assertion.ts: MAX_ASSERTION_LIFETIME_SECONDS',
     'a constant',
   ],
+  ['core/src/dpop/key-binding.ts: what', "the literal 'code' or 'refresh token'"],
   ['express/src/parsed-form.ts: reason', 'one of the fixed reasons of that file'],
   ['server/src/ciba/approval.ts: tooDeep', 'the fixed text of depthProblem, with a constant'],
   ['core/src/http/read-json.ts: MAX_DEPTH', 'a constant'],
@@ -58,6 +61,11 @@ const FORWARDED = new Map([
   ['core/src/authorization/request-object.ts: description', 'its callers (invalid), checked here'],
   ['core/src/authorization/request-object.ts: reason(error)', 'the fixed texts of reason()'],
   ['core/src/endpoints/userinfo.ts: description', 'its callers (fail), checked here'],
+  ['core/src/dpop/proof-error.ts: description', 'its callers (invalidProof), checked here'],
+  ['core/src/dpop/challenge.ts: description', 'its callers (dpopError), checked here'],
+  ['core/src/dpop/verify-proof.ts: problem', 'a literal of the CLAIM_CHECKS of proof-claims.ts'],
+  ['core/src/dpop/nonce-header.ts: error.description', 'another OAuthError'],
+  ['core/src/dpop/resource-request.ts: error.description ?? error.code', 'another OAuthError'],
   ['core/src/endpoints/userinfo.ts: error.description ?? error.code', 'another OAuthError'],
   [
     "core/src/endpoints/authorization.ts: error.description ?? 'malformed request'",

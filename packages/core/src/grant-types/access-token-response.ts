@@ -4,7 +4,11 @@ import { emitEvent } from '../events/emit.js';
 import { noStoreJson } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
-import { type AccessTokenGrant, issueAccessToken } from '../tokens/access-token.js';
+import {
+  type AccessTokenGrant,
+  accessTokenType,
+  issueAccessToken,
+} from '../tokens/access-token.js';
 
 export interface AccessTokenAnswer extends Omit<AccessTokenGrant, 'clientId'> {
   /** The token endpoint's grant_type, for the token_issued event. */
@@ -29,7 +33,7 @@ export async function accessTokenResponse(
   const body: Record<string, unknown> = {
     access_token: issued.token,
     ...extra,
-    token_type: 'Bearer',
+    token_type: accessTokenType(issued.record),
     expires_in: issued.expiresIn,
   };
   if (issued.record.scope !== '') body.scope = issued.record.scope;

@@ -1,3 +1,4 @@
+import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
 import { consumeAuthorizationCode, findAuthorizationCode } from '../tokens/authorization-code.js';
@@ -13,7 +14,12 @@ import { userTokenResource, userTokenResponse } from './user-token-response.js';
  * request that passes them spends the code, whatever then goes wrong; a second one is a replay
  * and revokes every token issued from the code (RFC 6749 §4.1.2).
  */
-export const authorizationCodeGrant: GrantTypeHandler = async (params, client, context) => {
+export const authorizationCodeGrant: GrantTypeHandler = async (
+  params,
+  client,
+  context,
+  dpopJkt,
+) => {
   const code = params.get('code');
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   const presentedRedirectUri = params.get('redirect_uri');
@@ -32,11 +38,12 @@ export const authorizationCodeGrant: GrantTypeHandler = async (params, client, c
     );
   }
   checkCodeVerifier(issued.codeChallenge, params.get('code_verifier'));
+  checkBoundKey(issued.dpopJkt, dpopJkt, 'code');
 
   const consumed = await consumeAuthorizationCode(context, code);
   const consumedAtMs = context.now();
   if (!consumed) throw unusable();
-  const { redirectUri, codeChallenge, nonce, exp, ...grant } = consumed.value;
+  const { redirectUri, codeChallenge, nonce, dpopJkt: _codeKey, exp, ...grant } = consumed.value;
   if (!consumed.firstUse) {
     await revokeReplayedFamily(context, grant, 'authorization_code');
     throw new OAuthError(
@@ -56,5 +63,6 @@ export const authorizationCodeGrant: GrantTypeHandler = async (params, client, c
     resource,
     ...(nonce === undefined ? {} : { nonce }),
     consumedAtMs,
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
 };

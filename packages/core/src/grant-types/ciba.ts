@@ -22,7 +22,7 @@ import { userTokenResponse } from './user-token-response.js';
  * cancelled or already answered request. The approved request gives its tokens exactly once. Each
  * step is one compare-and-set, re-read when a concurrent poll or decision got there first.
  */
-export const cibaGrant: GrantTypeHandler = async (params, client, context) => {
+export const cibaGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const authReqId = params.get('auth_req_id');
   if (authReqId === undefined) throw new OAuthError('invalid_request', 'auth_req_id is required');
   for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
@@ -33,7 +33,7 @@ export const cibaGrant: GrantTypeHandler = async (params, client, context) => {
         'auth_req_id is unknown or was issued to another client',
       );
     }
-    const outcome = await poll(context, client, authReqId, read.revision, read.value);
+    const outcome = await poll(context, client, authReqId, read.revision, read.value, dpopJkt);
     if (outcome !== RETRY) return outcome;
   }
   throw new StoreUnavailableError('the CIBA request kept changing under this poll');
@@ -63,6 +63,7 @@ async function poll(
   authReqId: string,
   revision: number,
   request: CibaRequestRecord,
+  dpopJkt: string | undefined,
 ): Promise<GatehouseResponse | typeof RETRY> {
   const now = nowSeconds(context);
   const nowMs = context.now();
@@ -108,5 +109,6 @@ async function poll(
     account,
     scopes: request.scopes,
     resource: undefined,
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
 }

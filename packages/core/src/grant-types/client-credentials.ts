@@ -10,7 +10,12 @@ import { requestedScopes, USER_SCOPES } from './scope.js';
  * refresh_token; `resource` becomes the audience. Without scope, the client's default scopes that
  * need no user.
  */
-export const clientCredentialsGrant: GrantTypeHandler = async (params, client, context) => {
+export const clientCredentialsGrant: GrantTypeHandler = async (
+  params,
+  client,
+  context,
+  dpopJkt,
+) => {
   const resource = requestedResource(params.get('resource'), context.realm);
   const fallback = client.defaultScopes.filter((scope) => !USER_SCOPES.has(scope));
   const scopes = requestedScopes(params.get('scope'), client, fallback);
@@ -23,5 +28,6 @@ export const clientCredentialsGrant: GrantTypeHandler = async (params, client, c
     sub: client.id,
     scopes,
     ...(resource ? { resource: resource.uri } : {}),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
 };

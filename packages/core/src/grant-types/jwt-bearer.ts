@@ -26,7 +26,7 @@ interface JwtBearerToken {
  * scope and resource as client credentials would. Either way the subject must be an account of the
  * realm, the token belongs to no grant, and the assertion is accepted once.
  */
-export const jwtBearerGrant: GrantTypeHandler = async (params, client, context) => {
+export const jwtBearerGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const assertion = params.get('assertion');
   if (assertion === undefined) throw new OAuthError('invalid_request', 'assertion is required');
   const verified = await verifyTrustedAssertion(assertion, context);
@@ -44,6 +44,7 @@ export const jwtBearerGrant: GrantTypeHandler = async (params, client, context) 
     sub,
     scopes,
     ...(resource ? { resource: resource.uri } : {}),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
 };
 

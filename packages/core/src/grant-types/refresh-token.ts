@@ -1,3 +1,4 @@
+import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
@@ -26,7 +27,7 @@ import { userTokenResource, userTokenResponse } from './user-token-response.js';
  * is not reuse: it gets the same successor the first use got, with access and ID tokens of its
  * own. Another client's presentation is refused before anything is consumed, as always.
  */
-export const refreshTokenGrant: GrantTypeHandler = async (params, client, context) => {
+export const refreshTokenGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const token = params.get('refresh_token');
   if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
 
@@ -42,6 +43,7 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
     );
   if (!found || found.clientId !== client.id || revokedWithClient(clientRevocation, found))
     throw unusable();
+  checkBoundKey(found.jkt, dpopJkt, 'refresh token');
   const grant = userGrantOf(found);
   const scopes = refreshScopes(params.get('scope'), client, grant.scopes);
   const resource = userTokenResource(params.get('resource'), grant, context.realm, scopes);
@@ -68,11 +70,12 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
     refreshTokenExp: found.exp,
     ...(note && { refreshToken: successorToken(token, note) }),
     consumedAtMs,
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   });
 };
 
 function userGrantOf(record: RefreshTokenRecord) {
-  const { iat, iatMs, exp, ...grant } = record;
+  const { iat, iatMs, exp, jkt, ...grant } = record;
   return grant;
 }
 

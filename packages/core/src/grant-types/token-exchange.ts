@@ -21,7 +21,7 @@ import { scopeTokens } from './scope.js';
  * (`act`, delegation); without, it stands for the subject alone (impersonation). It belongs to the
  * subject token's grant, so revoking that grant ends it too, and never outlives the subject token.
  */
-export const tokenExchangeGrant: GrantTypeHandler = async (params, client, context) => {
+export const tokenExchangeGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const requestedType = params.get('requested_token_type');
   if (requestedType !== undefined && requestedType !== ACCESS_TOKEN_TYPE)
     throw new OAuthError('invalid_request', 'only access tokens are issued by token exchange');
@@ -43,6 +43,7 @@ export const tokenExchangeGrant: GrantTypeHandler = async (params, client, conte
     notAfter: subject.exp,
     ...(subject.grantId === undefined ? {} : { grantId: subject.grantId }),
     ...(act === undefined ? {} : { act }),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
     extra: { issued_token_type: ACCESS_TOKEN_TYPE },
   });
 };

@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/accounts.js';
 import type { ResourceConfig } from '../config/resource.js';
 import type { RealmContext } from '../context.js';
+import { refreshTokenKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { emitEvent } from '../events/emit.js';
 import type { IssuedTokenType } from '../events/events.js';
@@ -9,7 +10,7 @@ import type { GatehouseResponse } from '../http/types.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { Client, Realm } from '../realms/realm.js';
 import { REVOKED_GRANT_SECONDS } from '../store/store.js';
-import { issueAccessToken } from '../tokens/access-token.js';
+import { accessTokenType, issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { idTokenHasUserClaims, idTokenUserClaims } from '../tokens/id-token-claims.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
@@ -39,6 +40,8 @@ export interface UserTokenIssue {
    * `REVOKED_GRANT_SECONDS`. A request slower than half of that writes nothing.
    */
   consumedAtMs?: number;
+  /** The request's DPoP key: the access token is bound to it, a public client's refresh token too. */
+  dpopJkt?: string;
 }
 
 /**
@@ -69,14 +72,21 @@ export async function userTokenResponse(
       grantId: grant.grantId,
       ...(resource ? { resource: resource.uri } : {}),
       ...(grant.claims ? { userinfoClaims: grant.claims.userinfo } : {}),
+      ...(issue.dpopJkt === undefined ? {} : { dpopJkt: issue.dpopJkt }),
     }),
     client.grantTypes.has('refresh_token')
-      ? issueRefreshToken(context, grant, issue.refreshTokenExp, issue.refreshToken)
+      ? issueRefreshToken(
+          context,
+          grant,
+          issue.refreshTokenExp,
+          issue.refreshToken,
+          refreshTokenKey(client, issue.dpopJkt),
+        )
       : undefined,
   ]);
   const body: Record<string, unknown> = {
     access_token: access.token,
-    token_type: 'Bearer',
+    token_type: accessTokenType(access.record),
     expires_in: access.expiresIn,
   };
   if (access.record.scope !== '') body.scope = access.record.scope;

@@ -63,6 +63,6 @@ export function bearerError(
  * An RFC 9110 quoted-string. Values outside the characters RFC 6749 allows in `error_description`
  * (printable ASCII) are replaced, so nothing can break out of the header.
  */
-function quoted(value: string): string {
+export function quoted(value: string): string {
   return `"${value.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`;
 }

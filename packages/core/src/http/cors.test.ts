@@ -47,7 +47,7 @@ describe('withClientCors and withRealmCors', () => {
     expect(allowed.headers).toEqual({
       'cache-control': 'no-store',
       'access-control-allow-origin': 'https://a.example',
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce',
       vary: 'Origin',
     });
     const refused = withClientCors(answer(), from('https://b.example'), clientA);

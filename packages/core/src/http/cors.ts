@@ -22,8 +22,8 @@ export const ANY_ORIGIN: Origins = { has: () => true };
 
 /** The request headers a client may send: credentials, a form body, a DPoP proof (RFC 9449). */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
-/** Bearer and Basic challenges must be readable by the script that failed to authenticate. */
-const EXPOSED_HEADERS = 'WWW-Authenticate';
+/** Challenges must be readable by the script that failed to authenticate, and DPoP nonces by the next proof. */
+const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 /** Seconds a browser may reuse a preflight answer (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE = '600';
 

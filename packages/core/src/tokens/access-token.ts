@@ -37,6 +37,8 @@ export interface AccessTokenRecord {
   userinfo_claims?: string[];
   /** A delegated token's actor (token exchange). */
   act?: Actor;
+  /** The DPoP key the token is bound to (RFC 9449 §6): its RFC 7638 thumbprint. */
+  cnf?: { jkt: string };
 }
 
 export interface AccessTokenGrant {
@@ -49,6 +51,8 @@ export interface AccessTokenGrant {
   act?: Actor;
   /** Seconds since the epoch past which the token must not live: what it was exchanged from. */
   notAfter?: number;
+  /** Binds the token to the DPoP key of this thumbprint. */
+  dpopJkt?: string;
 }
 
 export interface IssuedAccessToken {
@@ -89,6 +93,7 @@ export async function issueAccessToken(
   if (grant.grantId !== undefined) record.grant_id = grant.grantId;
   if (grant.userinfoClaims?.length) record.userinfo_claims = [...grant.userinfoClaims];
   if (grant.act !== undefined) record.act = grant.act;
+  if (grant.dpopJkt !== undefined) record.cnf = { jkt: grant.dpopJkt };
 
   // The record's id is known before the signature (a JWT's jti, an opaque token's digest), so
   // the write goes out while the token is signed: one wait instead of two (docs/performance.md).
@@ -109,6 +114,7 @@ export async function issueAccessToken(
         // Under no-store the token is all userinfo will see of the grant.
         ...(record.userinfo_claims ? { userinfo_claims: record.userinfo_claims } : {}),
         ...(record.act ? { act: record.act } : {}),
+        ...(record.cnf ? { cnf: record.cnf } : {}),
       }),
     writeRecord(context, record, ttl, opaque),
   ]);
@@ -139,6 +145,9 @@ async function writeRecord(
   });
   return !kept;
 }
+
+/** `token_type` of a token response and of introspection (RFC 9449 §5, RFC 6750). */
+export const accessTokenType = (record: AccessTokenRecord) => (record.cnf ? 'DPoP' : 'Bearer');
 
 /**
  * A client-credentials token: the client's own, with no user behind it (its `sub` is the

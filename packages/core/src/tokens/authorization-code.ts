@@ -13,6 +13,8 @@ export interface AuthorizationCodeRecord extends TokenFamily {
   /** The S256 challenge (RFC 7636), when the request carried one. */
   codeChallenge?: string;
   nonce?: string;
+  /** The DPoP key the authorization request named (`dpop_jkt`, RFC 9449 §10). */
+  dpopJkt?: string;
   /** Seconds since the epoch; the record's own expiry is authoritative over the store TTL. */
   exp: number;
 }

@@ -106,7 +106,9 @@ function recordFromClaims(
     exp,
   };
   if (realm.resources.has(aud)) record.resource = aud;
-  const { userinfo_claims } = claims;
+  const { userinfo_claims, cnf } = claims;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  if (typeof jkt === 'string') record.cnf = { jkt };
   if (Array.isArray(userinfo_claims) && userinfo_claims.every((name) => typeof name === 'string')) {
     record.userinfo_claims = userinfo_claims;
   }

@@ -16,6 +16,8 @@ export interface RefreshTokenRecord extends TokenFamily {
   iatMs?: number;
   /** Seconds since the epoch; the same for every token of the grant (see issueRefreshToken). */
   exp: number;
+  /** The DPoP key a public client's token is bound to (RFC 9449 §5): its thumbprint. */
+  jkt?: string;
 }
 
 /**
@@ -28,13 +30,14 @@ export interface RefreshTokenRecord extends TokenFamily {
  *
  * `token` is a rotated token's successor (see `successorToken`), which every request repeating
  * the rotation within the grace issues again: it is only added, never replaced, so a successor
- * its client has already used stays used.
+ * its client has already used stays used. `jkt` binds it to a DPoP key.
  */
 export async function issueRefreshToken(
   context: RealmContext,
   grant: TokenFamily,
   exp?: number,
   token?: string,
+  jkt?: string,
 ): Promise<string> {
   const issued = token ?? randomId(32);
   const iatMs = context.now();
@@ -44,6 +47,7 @@ export async function issueRefreshToken(
     iat,
     iatMs,
     exp: exp ?? iat + context.realm.config.refresh_token_ttl,
+    ...(jkt === undefined ? {} : { jkt }),
   };
   const id = refreshTokenRecordId(context, issued);
   const options = {

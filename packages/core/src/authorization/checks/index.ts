@@ -5,6 +5,7 @@ import { checkCibaKnownUser } from './ciba-known-user.js';
 import { checkCibaScope } from './ciba-scope.js';
 import { rejectCibaUnsupported } from './ciba-unsupported.js';
 import { checkClaims } from './claims.js';
+import { checkDpopJkt } from './dpop-jkt.js';
 import { readHints } from './hints.js';
 import { checkIdTokenHint, requireIdTokenHint } from './id-token-hint.js';
 import { checkMaxAge } from './max-age.js';
@@ -37,6 +38,7 @@ const REQUEST_RULES = [
   checkScope,
   checkResource,
   checkPkce,
+  checkDpopJkt,
   checkNonce,
   checkMaxAge,
   readHints,
