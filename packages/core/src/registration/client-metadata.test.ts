@@ -150,13 +150,6 @@ describe('registeredClientConfig', () => {
       'jwks',
     ],
     [
-      'keys for a secret method',
-      { redirect_uris: [REDIRECT], jwks_uri: 'https://app.example.org/jwks' },
-      {},
-      'invalid_client_metadata',
-      'only used with private_key_jwt',
-    ],
-    [
       'a private JWK',
       {
         redirect_uris: [REDIRECT],
