@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, killAllCli, runCli, validConfig, withChanges } from '../server/support.js';
+import { configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
 import { dpopKey } from '../support/dpop.js';
 import { FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
-import { type Instance, startInstances } from './instances.js';
+import { type Instance, migratedConfigFile, startInstances } from './instances.js';
 
 /**
  * Two `gatehouse serve` processes behind one issuer on one shared store, PostgreSQL then Redis:
@@ -41,7 +41,8 @@ describe.each(await storesUnderTest('dpop'))('two instances sharing one $name', 
     let b: Instance;
 
     beforeAll(async () => {
-      const file = dir.write(
+      const { file } = await migratedConfigFile(
+        dir,
         `${backend.name}.json`,
         withChanges(validConfig(), {
           base_url: BASE_URL,
@@ -49,8 +50,6 @@ describe.each(await storesUnderTest('dpop'))('two instances sharing one $name', 
           'realms.0.dpop': { require_nonce: true },
         }),
       );
-      const migration = await runCli(['migrate', '--config', file]);
-      expect(migration.code, migration.stderr).toBe(0);
       [a, b] = (await startInstances(file, BASE_URL, ['A', 'B'])) as [Instance, Instance];
     }, 60_000);
 

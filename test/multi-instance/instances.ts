@@ -1,6 +1,23 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { Injector } from '../server/pages-support.js';
-import { CliProcess } from '../server/support.js';
+import { CliProcess, type configDir, runCli } from '../server/support.js';
+
+/**
+ * Writes `config` as `name` in `dir` and runs `gatehouse migrate` on it, as a deploy would before
+ * any instance starts; fails the test when the migration does. Resolves with the file's path and
+ * what the migration printed.
+ */
+export async function migratedConfigFile(
+  dir: ReturnType<typeof configDir>,
+  name: string,
+  config: unknown,
+): Promise<{ file: string; stdout: string }> {
+  const file = dir.write(name, config);
+  const migration = await runCli(['migrate', '--config', file]);
+  expect(migration.code, migration.stderr).toBe(0);
+  return { file, stdout: migration.stdout };
+}
 
 /** One `gatehouse serve` process, reached at its own loopback port. */
 export interface Instance {

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InjectBrowser } from '../server/pages-support.js';
-import {
-  ADMIN_TOKEN,
-  configDir,
-  killAllCli,
-  runCli,
-  validConfig,
-  withChanges,
-} from '../server/support.js';
+import { ADMIN_TOKEN, configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
 import {
   aliceSignsInWith,
   codeExchange,
@@ -17,7 +10,13 @@ import {
 } from '../server/web-sign-in.js';
 import { form } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
-import { answer, balancedInjector, type Instance, startInstances } from './instances.js';
+import {
+  answer,
+  balancedInjector,
+  type Instance,
+  migratedConfigFile,
+  startInstances,
+} from './instances.js';
 
 /**
  * The admin API's sessions and grants (issue 12) and refresh rotation's grace with two
@@ -85,7 +84,8 @@ describe.each(await storesUnderTest('sessions'))('two instances sharing one $nam
       asWeb(instance, 'token', refreshRequest(refreshToken));
 
     beforeAll(async () => {
-      const file = dir.write(
+      const { file } = await migratedConfigFile(
+        dir,
         `${backend.name}.json`,
         withChanges(validConfig(), {
           base_url: BASE_URL,
@@ -96,8 +96,6 @@ describe.each(await storesUnderTest('sessions'))('two instances sharing one $nam
           'realms.0.clients.2.grant_types': ['authorization_code', 'refresh_token'],
         }),
       );
-      const migration = await runCli(['migrate', '--config', file]);
-      expect(migration.code, migration.stderr).toBe(0);
       [a, b] = (await startInstances(file, BASE_URL, ['A', 'B'])) as [Instance, Instance];
     }, 60_000);
 

@@ -8,14 +8,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_TOKEN,
-  configDir,
-  killAllCli,
-  runCli,
-  validConfig,
-  withChanges,
-} from '../server/support.js';
+import { ADMIN_TOKEN, configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
 import {
   aliceSignsIn,
   codeExchange,
@@ -29,6 +22,7 @@ import {
   answer,
   balancedInjector,
   type Instance,
+  migratedConfigFile,
   roundRobin,
   startInstances,
   stopInstance,
@@ -130,7 +124,9 @@ describe.each(await storesUnderTest('multi'))('three instances sharing one $name
 
     beforeAll(async () => {
       webhook = await startWebhook();
-      const file = dir.write(
+      // The schema exists before any instance starts, as a deploy would run it.
+      const { file, stdout } = await migratedConfigFile(
+        dir,
         `${backend.name}.json`,
         withChanges(validConfig(), {
           base_url: BASE_URL,
@@ -142,10 +138,7 @@ describe.each(await storesUnderTest('multi'))('three instances sharing one $name
           'realms.0.clients.2.skip_consent': true,
         }),
       );
-      // The schema exists before any instance starts, as a deploy would run it.
-      const migration = await runCli(['migrate', '--config', file]);
-      expect(migration.code, migration.stderr).toBe(0);
-      expect(migration.stdout).toMatch(
+      expect(stdout).toMatch(
         backend.name === 'PostgreSQL'
           ? /^PostgreSQL at [^ ]+: created table "multi_[0-9a-f]+_records" and its indexes\n$/
           : /^nothing to migrate: the Redis store needs no schema/,
