@@ -4,6 +4,7 @@ import { HARNESSES } from '../adapters/harnesses.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm } from '../support/fixtures.js';
 import { loopbackListener } from '../support/loopback-listener.js';
 import { type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
+import { loopbackCodeRequest } from './loopback-code-request.js';
 import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
 /**
@@ -58,16 +59,7 @@ describe(`an agent with a client ID metadata document, through ${harness?.name}`
 
     const listener = await loopbackListener();
     try {
-      const redirectUri = `http://127.0.0.1:${listener.port}/callback`;
-      const verifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: 'openid profile',
-        state,
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
+      const { url, redeem } = await loopbackCodeRequest(config, listener.port, 'openid profile');
       const agent = userAgent(gatehouse, signInAs('alice'));
       const sentTo = await agent.navigate(url);
       expect(agent.interactions.map((each) => each.prompt)).toEqual(['login', 'consent']);
@@ -79,10 +71,7 @@ describe(`an agent with a client ID metadata document, through ${harness?.name}`
       await fetch(sentTo);
       const callback = await listener.received;
 
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
+      const tokens = await redeem(callback);
       expect(tokens.claims()).toMatchObject({ iss: issuer, sub: 'alice', aud: AGENT });
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token ?? '');
       expect(refreshed.access_token).toEqual(expect.any(String));

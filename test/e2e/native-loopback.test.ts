@@ -4,6 +4,7 @@ import { HARNESSES } from '../adapters/harnesses.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm } from '../support/fixtures.js';
 import { loopbackListener } from '../support/loopback-listener.js';
 import { PUBLIC_ORIGIN, type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
+import { loopbackCodeRequest } from './loopback-code-request.js';
 import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
 /**
@@ -57,16 +58,7 @@ describe.each(HARNESSES)('a native agent signing in through $name', (harness) =>
 
     const listener = await loopbackListener();
     try {
-      const redirectUri = `http://127.0.0.1:${listener.port}/callback`;
-      const verifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: 'openid profile',
-        state,
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
+      const { url, redeem } = await loopbackCodeRequest(config, listener.port, 'openid profile');
       const sentTo = await userAgent(gatehouse, signInAs('alice')).navigate(url);
       expect(sentTo.origin).toBe(`http://127.0.0.1:${listener.port}`);
       // The browser arrives at the tool's listener, which hands the URL to openid-client.
@@ -74,10 +66,7 @@ describe.each(HARNESSES)('a native agent signing in through $name', (harness) =>
       const callback = await listener.received;
       expect(callback.searchParams.get('iss')).toBe(issuer);
 
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
+      const tokens = await redeem(callback);
       expect(tokens.claims()).toMatchObject({ iss: issuer, sub: 'alice', aud: CLIENT_ID });
       expect(tokens.refresh_token).toEqual(expect.any(String));
     } finally {
