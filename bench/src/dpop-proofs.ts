@@ -1,0 +1,63 @@
+import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import {
+  checkTokenEndpoint,
+  postForm,
+  TOKEN_REQUEST_BODY,
+  type TokenEndpoint,
+} from './token-request.js';
+
+/** A client's DPoP key (RFC 9449, ES256): the thumbprint tokens are bound to, and its proofs. */
+export interface DpopKey {
+  /** The key's JWK SHA-256 thumbprint: the `cnf.jkt` of the tokens bound to it. */
+  readonly jkt: string;
+  /** `count` proofs of a POST to `htu`, each with its own `jti`, issued now. */
+  proofs(htu: string, count: number): Promise<string[]>;
+}
+
+export async function dpopKey(): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = await exportJWK(publicKey);
+  return {
+    jkt: await calculateJwkThumbprint(jwk),
+    proofs: (htu, count) =>
+      Promise.all(
+        Array.from({ length: count }, () =>
+          new SignJWT({ htm: 'POST', htu, jti: crypto.randomUUID() })
+            .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+            .setIssuedAt()
+            .sign(privateKey),
+        ),
+      ),
+  };
+}
+
+/**
+ * Sends one client_credentials request with a proof of `key` and fails unless the answer is a
+ * DPoP token bound to the key (`cnf.jkt`), then sends the same proof again and fails unless it is
+ * refused as a replay: both servers must do the whole proof check, its `jti` record included.
+ */
+export async function checkDpopClientCredentials(
+  endpoint: TokenEndpoint,
+  key: DpopKey,
+): Promise<void> {
+  const [proof = ''] = await key.proofs(dpopTokenUrl(endpoint), 1);
+  const checked = await checkTokenEndpoint(endpoint, 'client_credentials', undefined, {
+    dpop: proof,
+  });
+  const bound = decodeJwt(checked.accessToken).cnf as { jkt?: string } | undefined;
+  if (checked.tokenType.toLowerCase() !== 'dpop' || bound?.jkt !== key.jkt) {
+    throw new Error(`a DPoP token request got a ${checked.tokenType} token bound to ${bound?.jkt}`);
+  }
+  const replay = await postForm(endpoint.baseUrl + endpoint.tokenPath, TOKEN_REQUEST_BODY, {
+    dpop: proof,
+  });
+  // oidc-provider answers a replay at its token endpoint with invalid_grant.
+  const refusal = JSON.parse(replay.text).error;
+  if (replay.status !== 400 || !['invalid_dpop_proof', 'invalid_grant'].includes(refusal)) {
+    throw new Error(`a replayed DPoP proof answered ${replay.status}: ${replay.text}`);
+  }
+}
+
+/** The `htu` of the server's token endpoint. */
+export const dpopTokenUrl = (endpoint: TokenEndpoint) =>
+  endpoint.issuerTokenUrl ?? endpoint.baseUrl + endpoint.tokenPath;
