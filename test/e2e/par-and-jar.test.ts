@@ -29,8 +29,10 @@ const keys = await clientKeyPair('ES256', 'request-object-key');
 /** openid-client signs request objects with the key, and names it. */
 const SIGNING_KEY = { key: keys.privateKey, kid: keys.publicJwk.kid };
 
-const REQUEST_OBJECTS = {
+/** Request objects on; DPoP proofs must carry the server's nonce, at the PAR endpoint too. */
+const REALM_SETTINGS = {
   request_object_signing_alg_values_supported: ['ES256', 'HS256'],
+  dpop: { require_nonce: true },
 } as const satisfies Partial<RealmInput>;
 const browserApp = {
   redirect_uris: [REDIRECT_URI],
@@ -168,7 +170,7 @@ function parAndJarScenarios(target: () => Target) {
     }
   });
 
-  it('binds a pushed code to a DPoP key with dpop_jkt, and the tokens with it', async () => {
+  it('binds a pushed code to the DPoP key of the push and its dpop_jkt, nonces and all', async () => {
     const config = await connect(PUSHING_SPA, oidc.None());
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
     const jkt = await dpop.calculateThumbprint();
@@ -177,6 +179,7 @@ function parAndJarScenarios(target: () => Target) {
       scope: SCOPE,
       dpop_jkt: jkt,
     });
+    // The push's proof has no nonce: asked for one, openid-client pushes again with it.
     const url = await oidc.buildAuthorizationUrlWithPAR(config, request.parameters, {
       DPoP: dpop,
     });
@@ -196,7 +199,7 @@ function parAndJarScenarios(target: () => Target) {
 describe.each(HARNESSES)('PAR and JAR with openid-client through $name', (harness) => {
   let gatehouse: RunningGatehouse;
   beforeAll(async () => {
-    const base = testRealm(keys, { name: REALM, ...REQUEST_OBJECTS });
+    const base = testRealm(keys, { name: REALM, ...REALM_SETTINGS });
     const realm = { ...base, clients: [...(base.clients ?? []), ...CLIENTS] };
     gatehouse = await startGatehouse(
       harness,
@@ -226,7 +229,7 @@ describe('PAR and JAR with openid-client against the standalone server', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     const realm = {
       scopes: ['openid', 'profile'],
-      ...REQUEST_OBJECTS,
+      ...REALM_SETTINGS,
       clients: CLIENTS,
       users: [{ sub: 'alice', username: 'alice', password: PASSWORD, claims: { name: 'A' } }],
     };
