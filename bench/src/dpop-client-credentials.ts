@@ -1,6 +1,7 @@
 import { createProvider, type GatehouseRequest, type Provider } from '@gatehouse-oidc/core';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
-import { dpopKey } from './dpop-proofs.js';
+import { dpopKey } from '../../test/support/dpop.js';
+import { proofsOf } from './dpop-proofs.js';
 import { BENCH_SERVICE_CLIENT, TOKEN_REQUEST_BODY } from './token-request.js';
 
 /**
@@ -49,7 +50,7 @@ const request = (dpop?: string): GatehouseRequest => ({
 
 /** CPU microseconds per request over one round; with `dpop`, each request carries its own proof. */
 async function round(dpop: boolean): Promise<number> {
-  const signed = dpop ? await key.proofs(`${BASE_URL}${TOKEN_PATH}`, REQUESTS_PER_ROUND) : [];
+  const signed = dpop ? await proofsOf(key, `${BASE_URL}${TOKEN_PATH}`, REQUESTS_PER_ROUND) : [];
   const started = process.cpuUsage();
   for (let i = 0; i < REQUESTS_PER_ROUND; i++) {
     const response = await provider.handle(request(signed[i]));

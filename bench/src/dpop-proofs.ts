@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt } from 'jose';
+import type { DpopKey } from '../../test/support/dpop.js';
 import {
   checkTokenEndpoint,
   postForm,
@@ -6,30 +7,9 @@ import {
   type TokenEndpoint,
 } from './token-request.js';
 
-/** A client's DPoP key (RFC 9449, ES256): the thumbprint tokens are bound to, and its proofs. */
-export interface DpopKey {
-  /** The key's JWK SHA-256 thumbprint: the `cnf.jkt` of the tokens bound to it. */
-  readonly jkt: string;
-  /** `count` proofs of a POST to `htu`, each with its own `jti`, issued now. */
-  proofs(htu: string, count: number): Promise<string[]>;
-}
-
-export async function dpopKey(): Promise<DpopKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const jwk = await exportJWK(publicKey);
-  return {
-    jkt: await calculateJwkThumbprint(jwk),
-    proofs: (htu, count) =>
-      Promise.all(
-        Array.from({ length: count }, () =>
-          new SignJWT({ htm: 'POST', htu, jti: crypto.randomUUID() })
-            .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
-            .setIssuedAt()
-            .sign(privateKey),
-        ),
-      ),
-  };
-}
+/** `count` proofs by `key` of a POST to `htu`, each with its own `jti`, issued now. */
+export const proofsOf = (key: DpopKey, htu: string, count: number): Promise<string[]> =>
+  Promise.all(Array.from({ length: count }, () => key.proof({ htu })));
 
 /**
  * Sends one client_credentials request with a proof of `key` and fails unless the answer is a
@@ -40,7 +20,7 @@ export async function checkDpopClientCredentials(
   endpoint: TokenEndpoint,
   key: DpopKey,
 ): Promise<void> {
-  const [proof = ''] = await key.proofs(dpopTokenUrl(endpoint), 1);
+  const proof = await key.proof({ htu: dpopTokenUrl(endpoint) });
   const checked = await checkTokenEndpoint(endpoint, 'client_credentials', undefined, {
     dpop: proof,
   });

@@ -1,5 +1,6 @@
+import { dpopKey } from '../../test/support/dpop.js';
 import { CIBA_HINTS, checkCibaInitiation, cibaRequestBody } from './ciba-request.js';
-import { checkDpopClientCredentials, dpopKey, dpopTokenUrl } from './dpop-proofs.js';
+import { checkDpopClientCredentials, dpopTokenUrl, proofsOf } from './dpop-proofs.js';
 import type { LaunchedServer } from './launch.js';
 import type { RequestBodies } from './load.js';
 import { checkPushedRequest, PUSHED_REQUEST_BODY } from './pushed-request.js';
@@ -98,7 +99,7 @@ function dpopClientCredentials(server: LaunchedServer, settings: PoolSettings): 
     url: server.baseUrl + server.tokenPath,
     check: async () => checkDpopClientCredentials(server, await key),
     async bodiesFor(seconds) {
-      const proofs = await (await key).proofs(dpopTokenUrl(server), poolSize(settings, seconds));
+      const proofs = await proofsOf(await key, dpopTokenUrl(server), poolSize(settings, seconds));
       const body = Buffer.from(TOKEN_REQUEST_BODY);
       return { kind: 'one-time', pool: proofs.map((dpop) => ({ body, headers: { dpop } })) };
     },

@@ -5,7 +5,7 @@ import {
   checkCibaInitiation,
   cibaRequestBody,
 } from '../../bench/src/ciba-request.js';
-import { checkDpopClientCredentials, dpopKey } from '../../bench/src/dpop-proofs.js';
+import { checkDpopClientCredentials } from '../../bench/src/dpop-proofs.js';
 import {
   type LaunchedServer,
   launchServer,
@@ -21,6 +21,7 @@ import {
   postForm,
   TOKEN_REQUEST_BODY,
 } from '../../bench/src/token-request.js';
+import { dpopKey } from '../support/dpop.js';
 import { freePort } from '../support/ports.js';
 import { countRedisKeys, sql } from '../support/service-admin.js';
 import { POSTGRES, REDIS, serviceUrl } from '../support/services.js';
