@@ -114,7 +114,9 @@ function parAndJarScenarios(target: () => Target) {
     expect(url.searchParams.has('request')).toBe(true);
     expect(await signedInAs(url, request)).toBe('alice');
     // openid-client gives each object a jti: the same URL a second time is refused, at Gatehouse.
-    await expect(target().signIn(url)).rejects.toThrow(/400[^]*the request object was used before/);
+    await expect(target().signIn(url)).rejects.toThrow(
+      /400[\s\S]*the request object was used before/,
+    );
   });
 
   it('pushes a request object signed by a client_secret_post client (JAR through PAR)', async () => {
