@@ -1,5 +1,5 @@
 import type { ClientInput, RealmInput } from '@gatehouse-oidc/core';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DpopKey, dpopKey } from '../support/dpop.js';
 import { SECRETS, WEB_REDIRECT_URI } from '../support/fixtures.js';
@@ -388,7 +388,10 @@ describe('userinfo', () => {
 describe('server nonces (require_nonce)', () => {
   let n: Awaited<ReturnType<typeof harness>>;
   beforeAll(async () => {
-    n = await harness({ dpop: { require_nonce: true } });
+    n = await harness({
+      dpop: { require_nonce: true },
+      request_object_signing_alg_values_supported: ['HS256'],
+    });
   });
 
   it('asks the token endpoint’s proof for a nonce, then accepts it; every answer has a fresh one', async () => {
@@ -431,9 +434,17 @@ describe('server nonces (require_nonce)', () => {
     expect(withNonce.headers['dpop-nonce']).toBe(nonce);
   });
 
-  it('asks a pushed request’s proof for a nonce too, and takes the request with it', async () => {
+  it('asks a pushed request’s proof for a nonce too, and takes the same request object with it', async () => {
     const par = endpointPath('par');
-    const fields = { ...PUSHED, client_id: 'web-app', client_secret: SECRETS.web };
+    // Signed, with a jti: asking for a nonce must not spend it.
+    const request = await new SignJWT({ ...PUSHED, client_id: 'web-app', jti: 'once' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('web-app')
+      .setAudience(n.h.issuer())
+      .setIssuedAt(n.h.nowSeconds())
+      .setExpirationTime(n.h.nowSeconds() + 60)
+      .sign(new TextEncoder().encode(SECRETS.web));
+    const fields = { request, client_id: 'web-app', client_secret: SECRETS.web };
     const htu = `${BASE_URL}${par}`;
     const asked = await n.h.post(par, fields, { dpop: await n.key.proof({ htu }) });
     expectOAuthError(asked, 400, 'use_dpop_nonce');
