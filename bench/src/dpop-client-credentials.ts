@@ -1,6 +1,7 @@
 import { createProvider, type GatehouseRequest, type Provider } from '@gatehouse-oidc/core';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { dpopKey } from '../../test/support/dpop.js';
+import { proofsOf } from './dpop-proofs.js';
 import { BENCH_SERVICE_CLIENT, TOKEN_REQUEST_BODY } from './token-request.js';
 
 /**
@@ -9,7 +10,8 @@ import { BENCH_SERVICE_CLIENT, TOKEN_REQUEST_BODY } from './token-request.js';
  * (`provider.handle`, no HTTP) in CPU time per request, rounds of one followed by rounds of the
  * other, on the memory store. The proofs are signed before each round — that is the client's
  * work — and each is sent once, as they must be. The difference is the proof check: its
- * signature, claims, thumbprint and `jti` record. oidc-provider with DPoP is not measured here.
+ * signature, claims, thumbprint and `jti` record. oidc-provider with DPoP is measured beside ours
+ * over HTTP by `pnpm bench` (the dpop_client_credentials scenario).
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
@@ -33,17 +35,7 @@ const provider: Provider = createProvider({
   ],
 });
 
-const { privateKey, publicKey } = await generateKeyPair('ES256');
-const jwk = await exportJWK(publicKey);
-const proofs = (count: number) =>
-  Promise.all(
-    Array.from({ length: count }, () =>
-      new SignJWT({ htm: 'POST', htu: `${BASE_URL}${TOKEN_PATH}`, jti: crypto.randomUUID() })
-        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
-        .setIssuedAt()
-        .sign(privateKey),
-    ),
-  );
+const key = await dpopKey();
 
 const request = (dpop?: string): GatehouseRequest => ({
   method: 'POST',
@@ -58,7 +50,7 @@ const request = (dpop?: string): GatehouseRequest => ({
 
 /** CPU microseconds per request over one round; with `dpop`, each request carries its own proof. */
 async function round(dpop: boolean): Promise<number> {
-  const signed = dpop ? await proofs(REQUESTS_PER_ROUND) : [];
+  const signed = dpop ? await proofsOf(key, `${BASE_URL}${TOKEN_PATH}`, REQUESTS_PER_ROUND) : [];
   const started = process.cpuUsage();
   for (let i = 0; i < REQUESTS_PER_ROUND; i++) {
     const response = await provider.handle(request(signed[i]));

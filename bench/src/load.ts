@@ -9,13 +9,24 @@ export interface LoadSettings {
 }
 
 /**
+ * A request sent once: its body, with headers beside the form's content type (a DPoP proof) and
+ * a path other than the run's (a pushed request between code exchanges) where it has them.
+ */
+export interface OneTimeRequest {
+  readonly body: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly path?: string;
+}
+
+/**
  * What each request sends, built before the load so the load generator only picks the next: one
- * fixed body; a pool of bodies of which each is sent once (one per one-time credential); or a
- * few bodies sent in turn (reusable credentials, such as the ID tokens naming CIBA's user).
+ * fixed body; a pool of requests of which each is sent once (one per one-time credential or
+ * DPoP proof); or a few bodies sent in turn (reusable credentials, such as the ID tokens naming
+ * CIBA's user).
  */
 export type RequestBodies =
   | { readonly kind: 'fixed'; readonly body: string }
-  | { readonly kind: 'one-time'; readonly pool: readonly Buffer[] }
+  | { readonly kind: 'one-time'; readonly pool: readonly OneTimeRequest[] }
   | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] };
 
 export interface LoadResult {
@@ -79,15 +90,20 @@ export async function applyLoad(
       requests: [
         {
           setupRequest(request) {
-            const body = pool[next++];
-            if (body === undefined) {
+            const taken = pool[next++];
+            if (taken === undefined) {
               // Autocannon only stops at its next one-second tick: until then, requests get a
               // body no server accepts, and the run is rejected below.
               dry = true;
               run?.stop();
             }
-            request.body = body ?? EXHAUSTED;
-            return request;
+            const { body, headers, path } = taken ?? EXHAUSTED;
+            return {
+              ...request,
+              body,
+              headers: { ...TOKEN_REQUEST_HEADERS, ...headers },
+              ...(path === undefined ? {} : { path }),
+            };
           },
         },
       ],
@@ -110,4 +126,4 @@ export async function applyLoad(
   };
 }
 
-const EXHAUSTED = Buffer.from('grant_type=pool_exhausted');
+const EXHAUSTED: OneTimeRequest = { body: Buffer.from('grant_type=pool_exhausted') };

@@ -1,13 +1,21 @@
+import { dpopKey } from '../../test/support/dpop.js';
 import { CIBA_HINTS, checkCibaInitiation, cibaRequestBody } from './ciba-request.js';
+import { checkDpopClientCredentials, dpopTokenUrl, proofsOf } from './dpop-proofs.js';
 import type { LaunchedServer } from './launch.js';
 import type { RequestBodies } from './load.js';
-import type { RequestScenarioName } from './scenarios.js';
+import { checkPushedRequest, PUSHED_REQUEST_BODY } from './pushed-request.js';
+import {
+  DPOP_CLIENT_CREDENTIALS,
+  PAR_AUTHORIZATION_CODE,
+  type RequestScenarioName,
+} from './scenarios.js';
 import {
   checkSpent,
   checkTokenEndpoint,
   isUserGrant,
   TOKEN_REQUEST_BODY,
   tokenRequestBody,
+  type UserGrantType,
 } from './token-request.js';
 
 /** How one scenario loads one server: where to, what to check first, and what to send. */
@@ -33,6 +41,8 @@ export function scenarioRequests(
 ): ScenarioRequests {
   const tokenUrl = server.baseUrl + server.tokenPath;
   if (scenario === 'ciba_initiation') return cibaInitiation(server);
+  if (scenario === DPOP_CLIENT_CREDENTIALS) return dpopClientCredentials(server, settings);
+  if (scenario === PAR_AUTHORIZATION_CODE) return pushedThenExchanged(server, settings, log);
   if (!isUserGrant(scenario)) {
     return {
       url: tokenUrl,
@@ -50,14 +60,81 @@ export function scenarioRequests(
       await checkSpent(server, scenario, credential);
     },
     async bodiesFor(seconds) {
-      const count = seconds * settings.poolRate + settings.connections;
-      const started = performance.now();
-      const credentials = await server.mint(scenario, count);
-      const elapsed = (performance.now() - started) / 1000;
-      log(`minted ${count} ${scenario} credentials in ${elapsed.toFixed(1)} s`);
+      const credentials = await mintPool(server, scenario, poolSize(settings, seconds), log);
       return {
         kind: 'one-time',
-        pool: credentials.map((credential) => Buffer.from(tokenRequestBody(scenario, credential))),
+        pool: credentials.map((credential) => ({
+          body: Buffer.from(tokenRequestBody(scenario, credential)),
+        })),
+      };
+    },
+  };
+}
+
+/** Requests for a run of `seconds` at the pool rate, and one more per connection. */
+const poolSize = (settings: PoolSettings, seconds: number) =>
+  seconds * settings.poolRate + settings.connections;
+
+async function mintPool(
+  server: LaunchedServer,
+  grant: UserGrantType,
+  count: number,
+  log: (line: string) => void,
+): Promise<string[]> {
+  const started = performance.now();
+  const credentials = await server.mint(grant, count);
+  const elapsed = (performance.now() - started) / 1000;
+  log(`minted ${count} ${grant} credentials in ${elapsed.toFixed(1)} s`);
+  return credentials;
+}
+
+/**
+ * The client_credentials request, each with a proof of its own (a proof is good once): signed
+ * here, in the load process, before the run, so no signing lands in the measured window of
+ * either process. One key, as one client has.
+ */
+function dpopClientCredentials(server: LaunchedServer, settings: PoolSettings): ScenarioRequests {
+  const key = dpopKey();
+  return {
+    url: server.baseUrl + server.tokenPath,
+    check: async () => checkDpopClientCredentials(server, await key),
+    async bodiesFor(seconds) {
+      const proofs = await proofsOf(await key, dpopTokenUrl(server), poolSize(settings, seconds));
+      const body = Buffer.from(TOKEN_REQUEST_BODY);
+      return { kind: 'one-time', pool: proofs.map((dpop) => ({ body, headers: { dpop } })) };
+    },
+  };
+}
+
+/**
+ * A pushed authorization request of the web client, then a code exchange, in turn: the codes are
+ * minted before the run as for authorization_code (a pushed request is not one-time, its body is
+ * the same every time). Counted per HTTP request: a pair costs twice the row.
+ */
+function pushedThenExchanged(
+  server: LaunchedServer,
+  settings: PoolSettings,
+  log: (line: string) => void,
+): ScenarioRequests {
+  const { parPath } = server;
+  if (parPath === undefined) throw new Error('the server has no PAR endpoint');
+  const pushed = { body: Buffer.from(PUSHED_REQUEST_BODY), path: parPath };
+  return {
+    url: server.baseUrl + server.tokenPath,
+    async check() {
+      await checkPushedRequest(server);
+      const [code = ''] = await server.mint('authorization_code', 1);
+      await checkTokenEndpoint(server, 'authorization_code', code);
+    },
+    async bodiesFor(seconds) {
+      const pairs = Math.ceil(poolSize(settings, seconds) / 2);
+      const codes = await mintPool(server, 'authorization_code', pairs, log);
+      return {
+        kind: 'one-time',
+        pool: codes.flatMap((code) => [
+          pushed,
+          { body: Buffer.from(tokenRequestBody('authorization_code', code)) },
+        ]),
       };
     },
   };

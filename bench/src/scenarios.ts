@@ -10,7 +10,20 @@ export type ScenarioName =
   | typeof ANONYMOUS_MEMORY
   | typeof RESOURCE_SERVER_VERIFY;
 /** The scenarios that load one request on the servers of SCENARIOS. */
-export type RequestScenarioName = GrantType | 'ciba_initiation';
+export type RequestScenarioName =
+  | GrantType
+  | 'ciba_initiation'
+  | typeof DPOP_CLIENT_CREDENTIALS
+  | typeof PAR_AUTHORIZATION_CODE;
+
+/** client_credentials with a fresh DPoP proof (RFC 9449) in each request. */
+export const DPOP_CLIENT_CREDENTIALS = 'dpop_client_credentials';
+/**
+ * Pushed authorization requests (RFC 9126) and code exchanges in turn, one of each per pair: the
+ * back-channel half of a PAR code flow (the browser's hop through the authorization endpoint
+ * between them is not in it).
+ */
+export const PAR_AUTHORIZATION_CODE = 'par_authorization_code';
 
 /** A million requests per server take minutes: run only when BENCH_SCENARIOS names it. */
 export const ANONYMOUS_MEMORY = 'anonymous_memory';
@@ -29,6 +42,8 @@ export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> 
   ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
   ['refresh_token', ['ours', 'oidc-provider']],
   ['ciba_initiation', ['ours', 'oidc-provider']],
+  [DPOP_CLIENT_CREDENTIALS, ['ours', 'oidc-provider']],
+  [PAR_AUTHORIZATION_CODE, ['ours', 'oidc-provider']],
 ]);
 
 /** What `pnpm bench` runs when BENCH_SCENARIOS is unset. */

@@ -20,7 +20,8 @@ if (!isServerName(name) || !process.send) {
 }
 const reply = (message: ChildMessage) => process.send?.(message);
 const server = await startOrReport(SERVERS.get(name));
-const { baseUrl, tokenPath, jwksPath, backchannelPath, storePrefix } = server;
+const { baseUrl, tokenPath, jwksPath, backchannelPath, parPath, issuerTokenUrl, storePrefix } =
+  server;
 reply({
   type: 'ready',
   endpoint: {
@@ -28,6 +29,8 @@ reply({
     tokenPath,
     ...(jwksPath ? { jwksPath } : {}),
     ...(backchannelPath ? { backchannelPath } : {}),
+    ...(parPath ? { parPath } : {}),
+    ...(issuerTokenUrl ? { issuerTokenUrl } : {}),
   },
   ...(storePrefix ? { storePrefix } : {}),
 });

@@ -43,6 +43,22 @@ export const BENCH_CODE_CHALLENGE = createHash('sha256')
   .update(BENCH_CODE_VERIFIER)
   .digest('base64url');
 
+/**
+ * The authorization request every code is minted for, or pushed (PAR) in the
+ * par_authorization_code scenario: the web client's, for the API resource, PKCE S256.
+ */
+export const BENCH_AUTHORIZATION_REQUEST = {
+  response_type: 'code',
+  client_id: BENCH_WEB_CLIENT_ID,
+  redirect_uri: BENCH_REDIRECT_URI,
+  scope: BENCH_USER_SCOPE,
+  resource: BENCH_RESOURCE,
+  state: 'bench-state',
+  nonce: BENCH_NONCE,
+  code_challenge: BENCH_CODE_CHALLENGE,
+  code_challenge_method: 'S256',
+} as const;
+
 export const TOKEN_REQUEST_HEADERS = {
   'content-type': 'application/x-www-form-urlencoded',
 } as const;
@@ -100,6 +116,14 @@ export interface TokenEndpoint {
   readonly jwksPath?: string;
   /** The CIBA backchannel authentication endpoint (`{issuer}/bc-authorize`), where there is one. */
   readonly backchannelPath?: string;
+  /** The pushed authorization request endpoint (RFC 9126), where there is one. */
+  readonly parPath?: string;
+  /**
+   * The token endpoint's URL as the server names it from its configured issuer — what a DPoP
+   * proof's `htu` must be — where that is not `baseUrl + tokenPath` (ours is configured with a
+   * portless base URL behind which it listens on a random port).
+   */
+  readonly issuerTokenUrl?: string;
 }
 
 export interface CheckedToken {
@@ -111,8 +135,9 @@ export interface CheckedToken {
 }
 
 /**
- * Sends one token request and fails unless it got a 200 with an access token — and, for servers
- * that issue JWTs, one that verifies with ES256 against the server's JWKS. For the user grants
+ * Sends one token request (with `headers` beside the form's) and fails unless it got a 200 with
+ * an access token — and, for servers that issue JWTs, one that verifies with ES256 against the
+ * server's JWKS. For the user grants
  * the answer must also carry an ES256 ID token for the web client and its user (with the
  * authorization's nonce after a code) and a new refresh token. Run before measuring, so a
  * benchmark of error responses (or of less work than asked) cannot happen.
@@ -121,9 +146,10 @@ export async function checkTokenEndpoint(
   endpoint: TokenEndpoint,
   grant: GrantType = 'client_credentials',
   credential?: string,
+  headers: Record<string, string> = {},
 ): Promise<CheckedToken> {
   const body = tokenRequestBody(grant, credential);
-  const { status, text } = await postToken(endpoint, body);
+  const { status, text } = await postToken(endpoint, body, headers);
   if (status !== 200) throw new Error(`token request answered ${status}: ${text.slice(0, 300)}`);
   const answer = JSON.parse(text) as Record<string, unknown>;
   const accessToken = answer.access_token;
@@ -168,13 +194,17 @@ export async function checkSpent(
 }
 
 /** POSTs an urlencoded form (a token request, a CIBA initiation) and reads the answer. */
-export async function postForm(url: string, body: string) {
-  const response = await fetch(url, { method: 'POST', headers: TOKEN_REQUEST_HEADERS, body });
+export async function postForm(url: string, body: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...TOKEN_REQUEST_HEADERS, ...headers },
+    body,
+  });
   return { status: response.status, text: await response.text() };
 }
 
-const postToken = (endpoint: TokenEndpoint, body: string) =>
-  postForm(endpoint.baseUrl + endpoint.tokenPath, body);
+const postToken = (endpoint: TokenEndpoint, body: string, headers?: Record<string, string>) =>
+  postForm(endpoint.baseUrl + endpoint.tokenPath, body, headers);
 
 async function jwks(endpoint: TokenEndpoint & { jwksPath?: string }) {
   const keys = (await (await fetch(endpoint.baseUrl + endpoint.jwksPath)).json()) as JSONWebKeySet;

@@ -5,11 +5,13 @@ import {
   checkCibaInitiation,
   cibaRequestBody,
 } from '../../bench/src/ciba-request.js';
+import { checkDpopClientCredentials } from '../../bench/src/dpop-proofs.js';
 import {
   type LaunchedServer,
   launchServer,
   ServerUnavailableError,
 } from '../../bench/src/launch.js';
+import { checkPushedRequest, PUSHED_REQUEST_BODY } from '../../bench/src/pushed-request.js';
 import { type ServerName, STORE_SERVICES } from '../../bench/src/server-names.js';
 import {
   BENCH_USER,
@@ -19,6 +21,7 @@ import {
   postForm,
   TOKEN_REQUEST_BODY,
 } from '../../bench/src/token-request.js';
+import { dpopKey } from '../support/dpop.js';
 import { freePort } from '../support/ports.js';
 import { countRedisKeys, sql } from '../support/service-admin.js';
 import { POSTGRES, REDIS, serviceUrl } from '../support/services.js';
@@ -162,6 +165,30 @@ describe('bench servers', () => {
       const server = started(name);
       const [code = ''] = await server.mint('authorization_code', 1);
       await expect(checkCibaInitiation(server, code)).rejects.toThrow(/answered 400/);
+    });
+  });
+
+  describe.each(['ours', 'oidc-provider'] as const)('%s, DPoP and PAR', (name) => {
+    it('binds a client_credentials token to the proof key and refuses the proof again', async () => {
+      await expect(checkDpopClientCredentials(started(name), await dpopKey())).resolves.toBe(
+        undefined,
+      );
+    });
+
+    it('the pre-flight DPoP check refuses a server that refuses the proofs', async () => {
+      const elsewhere = { ...started(name), issuerTokenUrl: 'https://elsewhere.example/token' };
+      await expect(checkDpopClientCredentials(elsewhere, await dpopKey())).rejects.toThrow(
+        /answered 40[01]/,
+      );
+    });
+
+    it('takes the pushed authorization request, and refuses it without the client secret', async () => {
+      const server = started(name);
+      await expect(checkPushedRequest(server)).resolves.toBe(undefined);
+      const unauthenticated = PUSHED_REQUEST_BODY.replace(/&client_secret=[^&]*/, '');
+      const refused = await postForm(`${server.baseUrl}${server.parPath}`, unauthenticated);
+      expect([400, 401]).toContain(refused.status);
+      expect(JSON.parse(refused.text).error).toBe('invalid_client');
     });
   });
 

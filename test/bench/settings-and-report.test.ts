@@ -17,6 +17,8 @@ describe('bench settings', () => {
         'authorization_code',
         'refresh_token',
         'ciba_initiation',
+        'dpop_client_credentials',
+        'par_authorization_code',
         'resource_server_verify',
       ],
       servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],

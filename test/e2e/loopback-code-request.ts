@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import { codeRequest } from './code-request.js';
 
 /**
  * An authorization request of a native app or agent as openid-client makes it: PKCE (S256) and
@@ -10,21 +11,12 @@ export async function loopbackCodeRequest(
   port: number,
   scope: string,
 ): Promise<{ url: URL; redeem(callback: URL): ReturnType<typeof oidc.authorizationCodeGrant> }> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
+  const request = await codeRequest(config, {
     redirect_uri: `http://127.0.0.1:${port}/callback`,
     scope,
-    state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
   });
   return {
-    url,
-    redeem: (callback) =>
-      oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      }),
+    url: oidc.buildAuthorizationUrl(config, request.parameters),
+    redeem: (callback) => request.redeem(callback),
   };
 }

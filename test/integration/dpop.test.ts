@@ -1,9 +1,14 @@
 import type { ClientInput, RealmInput } from '@gatehouse-oidc/core';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DpopKey, dpopKey } from '../support/dpop.js';
-import { WEB_REDIRECT_URI } from '../support/fixtures.js';
-import { CODE_VERIFIER as BROWSER_VERIFIER, browser, clientParams } from './browser.js';
+import { SECRETS, WEB_REDIRECT_URI } from '../support/fixtures.js';
+import {
+  CODE_VERIFIER as BROWSER_VERIFIER,
+  browser,
+  clientParams,
+  S256_CHALLENGE,
+} from './browser.js';
 import {
   BASE_URL,
   createHarness,
@@ -18,6 +23,15 @@ const TOKEN_URL = `${BASE_URL}${TOKEN}`;
 const USERINFO = endpointPath('userinfo');
 const USERINFO_URL = `${BASE_URL}${USERINFO}`;
 const CIBA = 'urn:openid:params:grant-type:ciba';
+/** The authorization request web-app pushes. */
+const PUSHED = {
+  response_type: 'code',
+  redirect_uri: WEB_REDIRECT_URI,
+  scope: 'openid profile',
+  state: 'state-123',
+  code_challenge: S256_CHALLENGE,
+  code_challenge_method: 'S256',
+};
 const PUBLIC_APP = {
   client_id: 'dpop-spa',
   token_endpoint_auth_method: 'none',
@@ -239,6 +253,57 @@ describe('authorization_code and refresh_token', () => {
   });
 });
 
+describe('a proof with a pushed authorization request (RFC 9449 §10.1)', () => {
+  const PAR = endpointPath('par');
+  const PAR_URL = `${BASE_URL}${PAR}`;
+  const WEB_APP = { client_id: 'web-app', client_secret: SECRETS.web };
+
+  /** web-app pushes its request with a proof by `by`, then `fields` beside it. */
+  async function push(by: DpopKey, fields: Record<string, string> = {}, htu = PAR_URL) {
+    return h.post(PAR, { ...PUSHED, ...WEB_APP, ...fields }, { dpop: await by.proof({ htu }) });
+  }
+
+  it('binds the code to the proof key as dpop_jkt does', async () => {
+    const pushed = await push(key);
+    expect(pushed.status).toBe(201);
+    const response = await browser(h).signIn({
+      client_id: 'web-app',
+      request_uri: pushed.json().request_uri as string,
+    });
+    const { code } = clientParams(response).params;
+    const fields = {
+      grant_type: 'authorization_code',
+      code: code ?? '',
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: BROWSER_VERIFIER,
+    };
+    expectOAuthError(
+      await tokenRequest('web-app', fields, await dpopKey(h.clock.now)),
+      400,
+      'invalid_grant',
+    );
+    expect(expectTokens(await tokenRequest('web-app', fields)).token_type).toBe('DPoP');
+  });
+
+  it('takes a dpop_jkt of the same key, and refuses one of another', async () => {
+    expect((await push(key, { dpop_jkt: key.jkt })).status).toBe(201);
+    const other = await dpopKey(h.clock.now);
+    const refused = await push(key, { dpop_jkt: other.jkt });
+    expectOAuthError(refused, 400, 'invalid_dpop_proof');
+    expect(refused.json().error_description).toBe(
+      'dpop_jkt is not the thumbprint of the key of the DPoP proof',
+    );
+  });
+
+  it('refuses a proof for another endpoint, and a proof used before', async () => {
+    expectOAuthError(await push(key, {}, TOKEN_URL), 400, 'invalid_dpop_proof');
+    const proof = await key.proof({ htu: PAR_URL });
+    const send = () => h.post(PAR, { ...PUSHED, ...WEB_APP }, { dpop: proof });
+    expect((await send()).status).toBe(201);
+    expectOAuthError(await send(), 400, 'invalid_dpop_proof');
+  });
+});
+
 describe('CIBA with a proof', () => {
   it('binds the tokens of an approved request', async () => {
     const signedIn = await browser(h).signIn({
@@ -323,7 +388,10 @@ describe('userinfo', () => {
 describe('server nonces (require_nonce)', () => {
   let n: Awaited<ReturnType<typeof harness>>;
   beforeAll(async () => {
-    n = await harness({ dpop: { require_nonce: true } });
+    n = await harness({
+      dpop: { require_nonce: true },
+      request_object_signing_alg_values_supported: ['HS256'],
+    });
   });
 
   it('asks the token endpoint’s proof for a nonce, then accepts it; every answer has a fresh one', async () => {
@@ -364,6 +432,26 @@ describe('server nonces (require_nonce)', () => {
     });
     expect(withNonce.status).toBe(403);
     expect(withNonce.headers['dpop-nonce']).toBe(nonce);
+  });
+
+  it('asks a pushed request’s proof for a nonce too, and takes the same request object with it', async () => {
+    const par = endpointPath('par');
+    // Signed, with a jti: asking for a nonce must not spend it.
+    const request = await new SignJWT({ ...PUSHED, client_id: 'web-app', jti: 'once' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('web-app')
+      .setAudience(n.h.issuer())
+      .setIssuedAt(n.h.nowSeconds())
+      .setExpirationTime(n.h.nowSeconds() + 60)
+      .sign(new TextEncoder().encode(SECRETS.web));
+    const fields = { request, client_id: 'web-app', client_secret: SECRETS.web };
+    const htu = `${BASE_URL}${par}`;
+    const asked = await n.h.post(par, fields, { dpop: await n.key.proof({ htu }) });
+    expectOAuthError(asked, 400, 'use_dpop_nonce');
+    const nonce = asked.headers['dpop-nonce'] ?? '';
+    const pushed = await n.h.post(par, fields, { dpop: await n.key.proof({ htu, nonce }) });
+    expect(pushed.status).toBe(201);
+    expect(pushed.headers['dpop-nonce']).toBe(nonce);
   });
 
   it('accepts the previous nonce after a rotation and refuses an older one', async () => {

@@ -109,6 +109,11 @@ describe('signed request objects at the authorization endpoint (RFC 9101)', () =
     ['a wrong iss', async () => sign({ claims: { iss: 'jar-app' } })],
     ['an expired object', async () => sign({ expiresIn: -120 })],
     ['an object that lives too long', async () => sign({ expiresIn: 7200 })],
+    [
+      'an object expiring more than an hour after its nbf',
+      async () => sign({ claims: { nbf: h.nowSeconds() - 3000 }, expiresIn: 1000 }),
+    ],
+    ['a jti that is not a string', async () => sign({ claims: { jti: 42 } })],
     ['an algorithm the realm does not allow', async () => sign({ alg: 'HS512' })],
     ['another client_id inside', async () => sign({ claims: { client_id: 'jar-app' } })],
   ])('refuses %s with invalid_request_object, at the provider', async (_, object) => {
@@ -120,6 +125,31 @@ describe('signed request objects at the authorization endpoint (RFC 9101)', () =
     const request = await sign();
     expectShown(await authorize({ client_id: 'jar-app', request }), 'invalid_request_object');
     expectShown(await authorize({ request }), 'invalid_client_id');
+  });
+
+  it('takes an object with a jti once; the same jti of another client is its own', async () => {
+    const jti = 'jti-used-once';
+    const request = await sign({ claims: { jti } });
+    expect(clientParams(await authorize({ client_id: 'web-app', request })).params.error).toBe(
+      'login_required',
+    );
+    const replayed = await authorize({ client_id: 'web-app', request });
+    expectShown(replayed, 'invalid_request_object');
+    expect(replayed.body).toContain('the request object was used before');
+    // Pushing it after its use is a replay too: one record of used jtis for both endpoints.
+    const pushed = await h.postAs('web-app', endpointPath('par'), { request });
+    expectOAuthError(pushed, 400, 'invalid_request_object');
+    expect(pushed.json().error_description).toBe('the request object was used before');
+
+    const other = await sign({
+      clientId: 'jar-app',
+      key: keys.privateKey,
+      alg: 'ES256',
+      claims: { jti },
+    });
+    expect(
+      clientParams(await authorize({ client_id: 'jar-app', request: other })).params.error,
+    ).toBe('login_required');
   });
 
   it('refuses a response_type outside that differs from the one inside', async () => {

@@ -36,7 +36,8 @@ const SESSION_ID = 'bench-session';
  * granted resource, an ES256 ID token and a (new) refresh token. Lifetimes are ours' defaults.
  * CIBA in poll mode as ours does it: the user named by an `id_token_hint` only (login hints and
  * user codes refused), an authenticator push that does nothing but count, ours' expiry, and the
- * endpoint at `{issuer}/bc-authorize`. Its own in-memory adapter, over a storage that keeps every
+ * endpoint at `{issuer}/bc-authorize`. DPoP (no nonces) and pushed authorization requests at its
+ * default `{issuer}/request`, as ours. Its own in-memory adapter, over a storage that keeps every
  * record (see UnboundedStorage).
  */
 export async function startOidcProvider(): Promise<RunningServer> {
@@ -100,6 +101,9 @@ export async function startOidcProvider(): Promise<RunningServer> {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      // As ours: proofs checked and their jti recorded, no server nonces; PAR open to every client.
+      dPoP: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true },
       ciba: {
         enabled: true,
         deliveryModes: ['poll'],
@@ -135,6 +139,7 @@ export async function startOidcProvider(): Promise<RunningServer> {
     tokenPath: '/token',
     jwksPath: '/jwks',
     backchannelPath: '/bc-authorize',
+    parPath: '/request',
     mint: (kind, count) => mintMany(count, minter(provider, issuer, kind)),
     counters: () => ({ pushes }),
     close: () =>

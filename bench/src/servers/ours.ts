@@ -10,8 +10,7 @@ import Fastify from 'fastify';
 import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL, CIBA_GRANT_TYPE } from '../ciba-request.js';
 import {
   BENCH_API_CLIENT,
-  BENCH_CODE_CHALLENGE,
-  BENCH_NONCE,
+  BENCH_AUTHORIZATION_REQUEST,
   BENCH_REDIRECT_URI,
   BENCH_RESOURCE,
   BENCH_SCOPE,
@@ -94,6 +93,8 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
     tokenPath: `${PREFIX}${TOKEN_PATH}`,
     jwksPath: `${PREFIX}/oauth/${REALM}/jwks`,
     backchannelPath: `${PREFIX}/oauth/${REALM}/bc-authorize`,
+    parPath: `${PREFIX}/oauth/${REALM}/par`,
+    issuerTokenUrl: `${BASE_URL}${TOKEN_PATH}`,
     ...(benchStore.prefix === undefined ? {} : { storePrefix: benchStore.prefix }),
     async mint(kind, count) {
       browser ??= signIn(provider);
@@ -120,18 +121,7 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
   };
 }
 
-/** The authorization request every code is minted for (the web client's, see token-request.ts). */
-const AUTHORIZE_QUERY = new URLSearchParams({
-  response_type: 'code',
-  client_id: BENCH_WEB_CLIENT_ID,
-  redirect_uri: BENCH_REDIRECT_URI,
-  scope: BENCH_USER_SCOPE,
-  resource: BENCH_RESOURCE,
-  state: 'bench-state',
-  nonce: BENCH_NONCE,
-  code_challenge: BENCH_CODE_CHALLENGE,
-  code_challenge_method: 'S256',
-}).toString();
+const AUTHORIZE_QUERY = new URLSearchParams(BENCH_AUTHORIZATION_REQUEST).toString();
 
 /** The `Cookie` header of a browser signed in as the bench user, who consented to the web client. */
 type SignedInBrowser = { cookie: string };

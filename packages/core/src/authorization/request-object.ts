@@ -3,11 +3,18 @@ import { HMAC_ALGORITHMS } from '../config/client.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { type Params, paramsFromPairs } from '../http/form.js';
+import { firstUseOfJti } from '../jwt/jti-replay.js';
 import type { Client } from '../realms/realm.js';
 
 const CLOCK_TOLERANCE_SECONDS = 30;
-/** A request object lives as long as it takes to send a browser; FAPI 2.0 asks for at most an hour. */
+/**
+ * A request object lives as long as it takes to send a browser: FAPI 2.0 Message Signing
+ * (§5.3.2.1) asks for `exp` at most an hour after `nbf`, and here at most an hour from now too.
+ */
 const MAX_LIFETIME_SECONDS = 3600;
+/** An identifier, not a payload: beyond this a `jti` is refused rather than stored. */
+const MAX_JTI_CHARS = 256;
+const JTI_NAMESPACE = 'request_object_jti';
 const HMAC = new Set<string>(HMAC_ALGORITHMS);
 /** JWT claims of the object itself, not parameters of the request it carries. */
 const ENVELOPE = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sub']);
@@ -17,8 +24,9 @@ const invalid = (description: string) => new OAuthError('invalid_request_object'
 /**
  * RFC 9101 §6: verifies a signed request object of `client` — an algorithm the realm allows
  * (never `none`), the client's registered keys (or its secret for HS*), `iss` the client, `aud`
- * the issuer, `exp` required and near, `nbf` and `iat` not in the future — and returns the
- * request's parameters, which are the object's alone (§5). Failures are invalid_request_object.
+ * the issuer, `exp` required and near (and at most an hour after `nbf`), `nbf` and `iat` not in
+ * the future, a `jti` used once (§10.8) — and returns the request's parameters, which are the
+ * object's alone (§5). Failures are invalid_request_object.
  */
 export async function verifyRequestObject(
   context: RealmContext,
@@ -47,17 +55,48 @@ export async function verifyRequestObject(
     if (error instanceof errors.JOSEError) throw invalid(reason(error));
     throw invalid('the client keys could not be used');
   }
-  const now = nowSeconds(context);
-  if ((payload.exp ?? 0) > now + MAX_LIFETIME_SECONDS) {
+  checkLifetime(payload, nowSeconds(context));
+  if (payload.client_id !== undefined && payload.client_id !== client.id) {
+    throw invalid('client_id in the request object is not the client_id of the request');
+  }
+  await checkFirstUse(context, client, payload);
+  return paramsOf(payload, client);
+}
+
+/** `exp` within the hour, from now and from `nbf`; `iat` not ahead of the clock. */
+function checkLifetime(payload: JWTPayload, now: number): void {
+  const exp = payload.exp ?? 0;
+  if (exp > now + MAX_LIFETIME_SECONDS) {
     throw invalid(`the request object must expire within ${MAX_LIFETIME_SECONDS} seconds`);
+  }
+  if (payload.nbf !== undefined && exp - payload.nbf > MAX_LIFETIME_SECONDS) {
+    throw invalid(`the request object must expire within ${MAX_LIFETIME_SECONDS} seconds of nbf`);
   }
   if (payload.iat !== undefined && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
     throw invalid('the request object was issued in the future');
   }
-  if (payload.client_id !== undefined && payload.client_id !== client.id) {
-    throw invalid('client_id in the request object is not the client_id of the request');
+}
+
+/**
+ * A request object with a `jti` is accepted once (RFC 9101 §10.8), across every instance sharing
+ * the store, for as long as it could otherwise be accepted; one without is not tracked.
+ */
+async function checkFirstUse(
+  context: RealmContext,
+  client: Client,
+  payload: JWTPayload,
+): Promise<void> {
+  const { jti } = payload;
+  if (jti === undefined) return;
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_CHARS) {
+    throw invalid('the request object jti is malformed');
   }
-  return paramsOf(payload, client);
+  const exp = payload.exp ?? 0;
+  if (
+    !(await firstUseOfJti(context, JTI_NAMESPACE, client.id, jti, exp, CLOCK_TOLERANCE_SECONDS))
+  ) {
+    throw invalid('the request object was used before');
+  }
 }
 
 /** The keys the object's `alg` calls for: the client secret for HS*, else its public keys. */
