@@ -275,7 +275,7 @@ describe('configuration', () => {
     ],
     [
       'ping without the CIBA grant',
-      { grant_types: ['authorization_code'] },
+      { grant_types: ['authorization_code'] as ClientInput['grant_types'] },
       /backchannel_token_delivery_mode: ping needs the urn:openid:params:grant-type:ciba grant/,
     ],
   ] as const)('refuses %s', async (_, change, message) => {
