@@ -7,7 +7,6 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { CIBA_GRANT_TYPE } from '../config/client.js';
 import type { CibaPingEvent, GatehouseEvent } from '../events/events.js';
 import type {
   Instrumentation,
@@ -109,7 +108,6 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentati
       attributes: {
         [ATTRIBUTES.realm]: event.realm,
         [ATTRIBUTES.clientId]: event.clientId,
-        [ATTRIBUTES.grantType]: CIBA_GRANT_TYPE,
         [ATTRIBUTES.outcome]: outcome,
       },
     });
