@@ -47,7 +47,7 @@ export interface OpenTelemetryOptions {
 /**
  * Traces and metrics through `@opentelemetry/api`, for `createProvider({ instrumentation })`:
  * a span per request to an endpoint of a realm (`gatehouse {endpoint}`, with the realm, the
- * endpoint, the method, the status and the OAuth error code of a failure), and two counters:
+ * endpoint, the method, the status and the OAuth error code of a failure), two counters:
  * token responses by realm and grant type, error answers by realm, endpoint and code; and for
  * each CIBA ping, a span `gatehouse ciba ping` over its attempts and a counter by realm and
  * outcome. Without a registered SDK, the API's no-op tracer and meter make it cost next to
