@@ -142,6 +142,11 @@ describe('initiation', () => {
     expect(response.json().error_description).toContain('client_notification_token');
   });
 
+  it('takes a client_notification_token of 1024 characters, padding included', async () => {
+    const token = `${'a'.repeat(1022)}==`;
+    expect((await initiate({ client_notification_token: token })).status).toBe(200);
+  });
+
   it.each([
     ['spaces', 'not a bearer token'],
     ['more than 1024 characters', 'a'.repeat(1025)],

@@ -1,8 +1,8 @@
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { RequestState } from './check.js';
 
-/** CIBA Core 1.0 §7.1: at most 1024 characters of RFC 6750 §2.1 `b64token`. */
-const NOTIFICATION_TOKEN = /^[A-Za-z0-9\-._~+/]{1,1024}=*$/;
+/** CIBA Core 1.0 §7.1: RFC 6750 §2.1 `b64token`, at most 1024 characters. */
+const NOTIFICATION_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const MAX_NOTIFICATION_TOKEN = 1024;
 
 /**
