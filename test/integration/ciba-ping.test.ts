@@ -232,6 +232,24 @@ describe('the ping', () => {
     expect((await fetchTokens(id)).status).toBe(200);
   }, 10_000);
 
+  it('is sent by the instance that records the decision, which may not be the one initiated at', async () => {
+    const otherReceiver = notificationEndpoint();
+    const other = await createHarness({
+      clock: h.clock,
+      store: () => h.store,
+      realm: { ciba: { interval: 5 } },
+      extraClients: [pingApp],
+      authenticatorPush: { notify: async () => {} },
+      fetch: otherReceiver.fetch,
+    });
+    const id = await start();
+    expect(await other.provider.ciba.approve('test', id)).toBe(true);
+    await until(() => otherReceiver.pings.length === 1);
+    expect(receiver.pings).toEqual([]);
+    // The decision is in the shared store: either instance gives the tokens.
+    expect((await fetchTokens(id)).status).toBe(200);
+  });
+
   it('a pending request still keeps the interval: a poll too soon cancels it', async () => {
     const id = await start();
     h.clock.advance(1);
