@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { CibaNotification, ClientInput } from '@gatehouse-oidc/core';
 import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
@@ -7,6 +8,9 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESSES } from '../adapters/harnesses.js';
+import { balancedInjector } from '../multi-instance/instances.js';
+import type { Injector } from '../server/pages-support.js';
+import { CliProcess, configDir, killAllCli } from '../server/support.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { LOOPBACK_TLS } from '../support/tls.js';
@@ -21,13 +25,15 @@ import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
  * auth_req_id to the client's notification endpoint — an https receiver on loopback that this
  * test starts with the loopback certificate, which the provider's outbound transport trusts —
  * and the client then asks the token endpoint once. Against the standalone server (the
- * decision through its admin API) and in every framework binding (`provider.ciba`).
+ * decision through its admin API) in process and as `gatehouse serve` trusting the certificate
+ * through NODE_EXTRA_CA_CERTS, and in every framework binding (`provider.ciba`).
  */
 
 const CIBA = 'urn:openid:params:grant-type:ciba';
 const SECRET = 'ping-app-secret-0123456789abcdef';
 const ADMIN_TOKEN = 'ping-admin-token-0123456789abcdef012';
 const PASSWORD = 'alice-ping-password';
+const NOTIFY_PATH = '/ciba/notify';
 
 /** What the client's notification endpoint received. */
 interface ReceivedPing {
@@ -38,7 +44,8 @@ interface ReceivedPing {
 
 /**
  * The client's notification endpoint, https on a loopback port. `answer` is how it answers from
- * now on: 204 at once, 503, or nothing until `release()` is called.
+ * now on: 204 at once, 503, or nothing until `release()` is called. Any other path is the
+ * authenticator's webhook of the spawned servers: answered 204, not recorded.
  */
 async function startReceiver() {
   const pings: ReceivedPing[] = [];
@@ -46,6 +53,7 @@ async function startReceiver() {
   const receiver = {
     pings,
     answer: 204 as 204 | 503 | 'hold',
+    origin: '',
     url: '',
     /** The pings announcing `authReqId`, once there are `count` of them. */
     async pingsFor(authReqId: string, count = 1): Promise<ReceivedPing[]> {
@@ -69,6 +77,10 @@ async function startReceiver() {
       body += chunk;
     });
     request.on('end', () => {
+      if (request.url !== NOTIFY_PATH) {
+        response.writeHead(204).end();
+        return;
+      }
       pings.push({
         authorization: request.headers.authorization,
         contentType: request.headers['content-type'],
@@ -80,7 +92,8 @@ async function startReceiver() {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/ciba/notify`;
+  receiver.origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver.url = `${receiver.origin}${NOTIFY_PATH}`;
   held = [];
   return receiver;
 }
@@ -99,6 +112,48 @@ const pingClient = (url: string) =>
     backchannel_token_delivery_mode: 'ping',
     backchannel_client_notification_endpoint: url,
   }) as const satisfies ClientInput;
+
+/** The standalone server's config: realm `demo` with the ping client and alice. */
+const standaloneConfig = (baseUrl: string) => ({
+  base_url: baseUrl,
+  admin_token: ADMIN_TOKEN,
+  cookie_secret: 'ping-cookie-secret-0123456789abcdef0123',
+  realms: [
+    {
+      name: 'demo',
+      scopes: ['openid', 'profile'],
+      ciba: {
+        interval: 2,
+        expires_in: 60,
+        authenticator: { webhook_url: `${receiver.origin}/authenticator/push` },
+      },
+      clients: [pingClient(receiver.url)],
+      users: [{ sub: 'alice', username: 'alice', password: PASSWORD }],
+    },
+  ],
+});
+
+/** The authenticator's back end answers for the user through the admin API. */
+async function decide(
+  baseUrl: string,
+  authReqId: string,
+  decision: 'approve' | 'deny',
+): Promise<number> {
+  const response = await fetch(`${baseUrl}/admin/realms/demo/ciba/${authReqId}/${decision}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return response.status;
+}
+
+/** openid-client's view of ping-app, signed in as alice through the server's pages. */
+const signIn = (pages: Injector, baseUrl: string) =>
+  signInWithOpenidClient(
+    pages,
+    `${baseUrl}/oauth/demo`,
+    { clientId: 'ping-app', secret: SECRET, redirectUri: WEB_REDIRECT_URI },
+    { username: 'alice', password: PASSWORD },
+  );
 
 /** A fresh notification token per request, as a client would make one. */
 const notificationToken = () => oidc.randomState();
@@ -121,15 +176,6 @@ describe('CIBA ping with openid-client against the standalone server', () => {
   const reports: unknown[] = [];
   const notified: CibaNotification[] = [];
 
-  /** The authenticator's back end answers for the user through the admin API. */
-  async function decide(authReqId: string, decision: 'approve' | 'deny'): Promise<number> {
-    const response = await fetch(`${baseUrl}/admin/realms/demo/ciba/${authReqId}/${decision}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
-    return response.status;
-  }
-
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
@@ -144,38 +190,13 @@ describe('CIBA ping with openid-client against the standalone server', () => {
         signal: init.signal as AbortSignal,
         publicOnly: false,
       })) as typeof fetch;
-    gatehouse = buildServer(
-      parseServerConfig({
-        base_url: baseUrl,
-        admin_token: ADMIN_TOKEN,
-        cookie_secret: 'ping-cookie-secret-0123456789abcdef0123',
-        realms: [
-          {
-            name: 'demo',
-            scopes: ['openid', 'profile'],
-            ciba: {
-              interval: 2,
-              expires_in: 60,
-              authenticator: { webhook_url: 'https://authenticator.example.com/push' },
-            },
-            clients: [pingClient(receiver.url)],
-            users: [{ sub: 'alice', username: 'alice', password: PASSWORD }],
-          },
-        ],
-      }),
-      {
-        report: (error) => reports.push(error),
-        fetch: trustingFetch,
-        authenticatorPush: { notify: async (notification) => void notified.push(notification) },
-      },
-    );
+    gatehouse = buildServer(parseServerConfig(standaloneConfig(baseUrl)), {
+      report: (error) => reports.push(error),
+      fetch: trustingFetch,
+      authenticatorPush: { notify: async (notification) => void notified.push(notification) },
+    });
     await gatehouse.app.listen({ port, host: '127.0.0.1' });
-    ({ config, idToken } = await signInWithOpenidClient(
-      gatehouse,
-      `${baseUrl}/oauth/demo`,
-      { clientId: 'ping-app', secret: SECRET, redirectUri: WEB_REDIRECT_URI },
-      { username: 'alice', password: PASSWORD },
-    ));
+    ({ config, idToken } = await signIn(gatehouse.app, baseUrl));
   }, 30_000);
 
   afterAll(async () => {
@@ -200,7 +221,7 @@ describe('CIBA ping with openid-client against the standalone server', () => {
     receiver.answer = 204;
     const token = notificationToken();
     const started = await initiate({ client_notification_token: token });
-    expect(await decide(started.auth_req_id, 'approve')).toBe(204);
+    expect(await decide(baseUrl, started.auth_req_id, 'approve')).toBe(204);
     const [ping] = await receiver.pingsFor(started.auth_req_id);
     expect(ping).toEqual({
       authorization: `Bearer ${token}`,
@@ -220,7 +241,7 @@ describe('CIBA ping with openid-client against the standalone server', () => {
   it('deny: the ping comes too, then polling (allowed to a ping client) answers access_denied', async () => {
     receiver.answer = 204;
     const started = await initiate({ client_notification_token: notificationToken() });
-    expect(await decide(started.auth_req_id, 'deny')).toBe(204);
+    expect(await decide(baseUrl, started.auth_req_id, 'deny')).toBe(204);
     await receiver.pingsFor(started.auth_req_id);
     await expectOAuthError(oidc.pollBackchannelAuthenticationGrant(config, started), {
       status: 400,
@@ -236,7 +257,7 @@ describe('CIBA ping with openid-client against the standalone server', () => {
     receiver.answer = 'hold';
     const started = await initiate({ client_notification_token: notificationToken() });
     const decidedAt = performance.now();
-    expect(await decide(started.auth_req_id, 'approve')).toBe(204);
+    expect(await decide(baseUrl, started.auth_req_id, 'approve')).toBe(204);
     expect(performance.now() - decidedAt).toBeLessThan(1000);
     await receiver.pingsFor(started.auth_req_id);
     receiver.release();
@@ -250,7 +271,7 @@ describe('CIBA ping with openid-client against the standalone server', () => {
     const token = notificationToken();
     const started = await initiate({ client_notification_token: token });
     const reportsBefore = reports.length;
-    expect(await decide(started.auth_req_id, 'approve')).toBe(204);
+    expect(await decide(baseUrl, started.auth_req_id, 'approve')).toBe(204);
     await receiver.pingsFor(started.auth_req_id, 3);
     for (let waited = 0; reports.length === reportsBefore && waited < 2000; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -275,6 +296,64 @@ describe('CIBA ping with openid-client against the standalone server', () => {
     expect(notified.map((each) => each.clientId)).toEqual(Array(4).fill('ping-app'));
     expect(reports.map(String)).toEqual([expect.stringMatching(/^CibaPingError: .*HTTP 503$/)]);
   });
+});
+
+describe('CIBA ping from `gatehouse serve`, trusting the receiver through NODE_EXTRA_CA_CERTS', () => {
+  const CERT_FILE = fileURLToPath(new URL('../support/tls/loopback-cert.pem', import.meta.url));
+  const dir = configDir();
+  afterAll(() => {
+    killAllCli();
+    dir.remove();
+  });
+
+  /** `gatehouse serve` on a free port with `env` added, and alice signed in with openid-client. */
+  async function serve(env: Record<string, string>) {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const file = dir.write(`gatehouse-${port}.json`, standaloneConfig(baseUrl));
+    const cli = new CliProcess(['serve', '--config', file, '--port', String(port)], env);
+    const origin = await cli.origin();
+    const instance = {
+      name: 'serve',
+      cli,
+      origin,
+      fetch: (path: string, init?: RequestInit) => fetch(new URL(path, origin), init),
+    };
+    const { config, idToken } = await signIn(balancedInjector(() => instance).injector, baseUrl);
+    const initiate = () =>
+      oidc.initiateBackchannelAuthentication(config, {
+        scope: 'openid',
+        id_token_hint: idToken,
+        client_notification_token: notificationToken(),
+      });
+    return { cli, baseUrl, config, initiate };
+  }
+
+  it('the ping reaches the https receiver the server verified, and the client gets its tokens', async () => {
+    receiver.answer = 204;
+    const { baseUrl, config, initiate } = await serve({ NODE_EXTRA_CA_CERTS: CERT_FILE });
+    const started = await initiate();
+    expect(await decide(baseUrl, started.auth_req_id, 'approve')).toBe(204);
+    await receiver.pingsFor(started.auth_req_id);
+    const tokens = await fetchTokens(config, started.auth_req_id);
+    expect(decodeJwt(tokens.id_token ?? '')).toMatchObject({ sub: 'alice' });
+  }, 60_000);
+
+  it('without the certificate the TLS check fails: the ping is given up, in one line on stderr', async () => {
+    receiver.answer = 204;
+    const { cli, baseUrl, initiate } = await serve({});
+    const started = await initiate();
+    expect(await decide(baseUrl, started.auth_req_id, 'approve')).toBe(204);
+    const [line] = await cli.waitFor(/^.*CibaPingError.*$/m, 'stderr');
+    expect(line).toContain(
+      'CibaPingError: CIBA ping to client "ping-app" of realm "demo" failed: could not be reached',
+    );
+    expect(cli.stderr.match(/CibaPingError/g)).toHaveLength(1);
+    expect(receiver.pings.filter((ping) => ping.body.auth_req_id === started.auth_req_id)).toEqual(
+      [],
+    );
+    expect(cli.stderr).not.toContain(started.auth_req_id);
+  }, 60_000);
 });
 
 describe.each(HARNESSES)('CIBA ping with openid-client through $name', (harness) => {

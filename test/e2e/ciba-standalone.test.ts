@@ -139,7 +139,7 @@ describe('CIBA with openid-client against the standalone server', () => {
     const user = { username: 'alice', password: PASSWORD };
     clients.set(
       realmName,
-      await signInWithOpenidClient(gatehouse, `${baseUrl}/oauth/${realmName}`, client, user),
+      await signInWithOpenidClient(gatehouse.app, `${baseUrl}/oauth/${realmName}`, client, user),
     );
   }
 

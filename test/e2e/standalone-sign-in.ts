@@ -1,6 +1,5 @@
-import type { Server } from '@gatehouse-oidc/server';
 import * as oidc from 'openid-client';
-import { InjectBrowser } from '../server/pages-support.js';
+import { InjectBrowser, type Injector } from '../server/pages-support.js';
 import { signInThroughPages } from '../server/sign-in-support.js';
 
 /** A confidential client of a standalone server's realm, as openid-client knows it. */
@@ -13,9 +12,10 @@ export interface StandaloneClient {
 /**
  * openid-client discovers the realm and signs the user in through the server's login page by
  * code flow with PKCE: its configuration, and the ID token the realm issued (an id_token_hint).
+ * The pages are reached through `pages`: a server's Fastify app, or an HTTP injector.
  */
 export async function signInWithOpenidClient(
-  server: Server,
+  pages: Injector,
   realmUrl: string,
   client: StandaloneClient,
   user: { username: string; password: string },
@@ -39,7 +39,7 @@ export async function signInWithOpenidClient(
     code_challenge_method: 'S256',
   });
   const callback = await signInThroughPages(
-    new InjectBrowser(server.app, new URL(realmUrl).origin),
+    new InjectBrowser(pages, new URL(realmUrl).origin),
     url.href,
     user,
   );
