@@ -12,6 +12,11 @@ describe('docs/ciba.md', () => {
     expect(await runSnippet('ciba-demo.mts', script)).toBe(output);
   }, 30_000);
 
+  it('runs the ping mode example as saved from the page, and prints what it says', async () => {
+    const { script, output } = documentedRun('ciba.md', '## Ping mode');
+    expect(await runSnippet('ciba-ping.mts', script)).toBe(output);
+  }, 30_000);
+
   it('draws every state of the request in its diagram', () => {
     const diagram = /```mermaid\n([\s\S]*?)```/.exec(DOC)?.[1] ?? '';
     for (const state of ['pending', 'approved', 'denied', 'cancelled', 'issued', 'expired']) {

@@ -9,10 +9,9 @@ import {
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InjectBrowser } from '../server/pages-support.js';
-import { signInThroughPages } from '../server/sign-in-support.js';
 import { freePort } from '../support/ports.js';
 import { expectOAuthError } from './relying-party-errors.js';
+import { signInWithOpenidClient } from './standalone-sign-in.js';
 
 /**
  * The CIBA proof of issue 4: openid-client v6 against the standalone server over real HTTP, with
@@ -136,34 +135,12 @@ describe('CIBA with openid-client against the standalone server', () => {
 
   /** openid-client discovers the realm and signs alice in through the login page. */
   async function signIn(realmName: string) {
-    const config = await oidc.discovery(
-      new URL(`${baseUrl}/oauth/${realmName}`),
-      'ciba-app',
-      undefined,
-      oidc.ClientSecretPost(CLIENT_SECRET),
-      { execute: [oidc.allowInsecureRequests] },
+    const client = { clientId: 'ciba-app', secret: CLIENT_SECRET, redirectUri: REDIRECT_URI };
+    const user = { username: 'alice', password: PASSWORD };
+    clients.set(
+      realmName,
+      await signInWithOpenidClient(gatehouse.app, `${baseUrl}/oauth/${realmName}`, client, user),
     );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid profile',
-      state,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await signInThroughPages(new InjectBrowser(gatehouse.app, baseUrl), url.href, {
-      username: 'alice',
-      password: PASSWORD,
-    });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-    });
-    clients.set(realmName, { config, idToken: tokens.id_token ?? '' });
   }
 
   /** The client starts a backchannel request for the user of its ID token. */

@@ -1,6 +1,7 @@
 import {
   createProvider,
   type Interactions,
+  type Provider,
   type ProviderOptions,
   type RealmInput,
 } from '@gatehouse-oidc/core';
@@ -20,11 +21,19 @@ export interface RunningGatehouse {
   fetch(url: string, init: RequestInit): Promise<Response>;
   /** What the host app's login and consent pages call. */
   interactions: Interactions;
+  /** What the host's authenticator back end calls once the user answered a CIBA request. */
+  ciba: Provider['ciba'];
   close(): Promise<void>;
 }
 
-/** What the host app plugs into Gatehouse: its user store, its own login page, its outbound fetch. */
-export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl' | 'fetch'>;
+/**
+ * What the host app plugs into Gatehouse: its user store, its own login page, its outbound fetch
+ * or transport, its channel to users' authenticator apps.
+ */
+export type HostOptions = Pick<
+  ProviderOptions,
+  'accounts' | 'interactionUrl' | 'fetch' | 'outbound' | 'authenticatorPush'
+>;
 
 /**
  * Gatehouse mounted under a prefix in a host app of one framework, with its metadata also at the
@@ -44,6 +53,7 @@ export async function startGatehouse(
     issuer: (realmName) => `${baseUrl}/oauth/${realmName}`,
     fetch: loopbackFetch(app.origin),
     interactions: provider.interactions,
+    ciba: provider.ciba,
     async close() {
       await app.close();
       await provider.close();

@@ -192,7 +192,7 @@ describe('initiation (docs/interface.md §4.6, §2.5)', () => {
     const metadata = (await h.get(endpointPath('.well-known/openid-configuration'))).json();
     expect(metadata).toMatchObject({
       backchannel_authentication_endpoint: `${h.issuer()}/bc-authorize`,
-      backchannel_token_delivery_modes_supported: ['poll'],
+      backchannel_token_delivery_modes_supported: ['poll', 'ping'],
       backchannel_user_code_parameter_supported: false,
       grant_types_supported: expect.arrayContaining([CIBA]),
     });

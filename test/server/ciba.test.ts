@@ -55,7 +55,7 @@ describe('the ciba block of the server config', () => {
     await app.close();
     expect(discovery.json()).toMatchObject({
       backchannel_authentication_endpoint: `${BASE_URL}/oauth/demo/bc-authorize`,
-      backchannel_token_delivery_modes_supported: ['poll'],
+      backchannel_token_delivery_modes_supported: ['poll', 'ping'],
       grant_types_supported: expect.arrayContaining([CIBA]),
     });
   });
@@ -102,6 +102,21 @@ describe('the ciba block of the server config', () => {
       changes: { admin_token: undefined },
       path: 'realms[0].ciba',
       message: 'needs admin_token: the authenticator approves or denies through the admin API',
+    },
+    {
+      name: 'a ping client without a notification endpoint',
+      changes: { 'realms.0.clients.2.backchannel_token_delivery_mode': 'ping' },
+      path: 'realms[0].clients[2].backchannel_client_notification_endpoint',
+      message: 'is required for ping',
+    },
+    {
+      name: 'a notification endpoint over plain http, even on loopback',
+      changes: {
+        'realms.0.clients.2.backchannel_token_delivery_mode': 'ping',
+        'realms.0.clients.2.backchannel_client_notification_endpoint': 'http://127.0.0.1:8443/ping',
+      },
+      path: 'realms[0].clients[2].backchannel_client_notification_endpoint',
+      message: 'must be https',
     },
     {
       name: 'a CIBA client in a realm without ciba',

@@ -75,6 +75,31 @@ describe('gatehouse check', () => {
     ]);
   });
 
+  it('reports a CIBA ping client whose notification endpoint is not https', async () => {
+    const file = dir.write(
+      'ciba-ping.json',
+      withChanges(validConfig(), {
+        'realms.0.ciba': {
+          authenticator: { webhook_url: 'https://authenticator.example.com/push' },
+        },
+        'realms.0.clients.2.grant_types': [
+          'authorization_code',
+          'urn:openid:params:grant-type:ciba',
+        ],
+        'realms.0.clients.2.backchannel_token_delivery_mode': 'ping',
+        'realms.0.clients.2.backchannel_client_notification_endpoint':
+          'http://app.example.com/ping',
+      }),
+    );
+    const { code, stderr } = await runCli(['check', '--config', file]);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')).toEqual([
+      `${file}: invalid configuration`,
+      'realms[0].clients[2].backchannel_client_notification_endpoint: must be https',
+      '',
+    ]);
+  });
+
   it('prints the problems of every stage at once: shape, cross-field rules and server checks', async () => {
     const file = dir.write(
       'stages.json',

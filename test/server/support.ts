@@ -96,13 +96,14 @@ export class CliProcess {
   stderr = '';
   readonly exited: Promise<number | null>;
 
-  constructor(args: readonly string[]) {
+  /** `env` adds to the test's environment, e.g. `NODE_EXTRA_CA_CERTS`. */
+  constructor(args: readonly string[], env: Record<string, string> = {}) {
     this.child = spawn(
       process.execPath,
       ['--import', 'tsx', 'packages/server/src/cli/main.ts', ...args],
       {
         cwd: ROOT,
-        env: { ...process.env, TSX_TSCONFIG_PATH: 'test/tsconfig.json' },
+        env: { ...process.env, TSX_TSCONFIG_PATH: 'test/tsconfig.json', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -42,7 +42,7 @@ export interface ProviderContext {
   readonly allowClientIdMetadataDocument: AllowClientIdMetadataDocument | undefined;
   /** The words of the logout pages for a request's `ui_locales`. */
   readonly logoutMessages: (uiLocales: readonly string[]) => LogoutMessages;
-  /** Posts logout tokens to clients' backchannel_logout_uri, in the background. */
+  /** Posts logout tokens and CIBA pings to clients, in the background, within bounds. */
   readonly backchannel: BackchannelDelivery;
   /** Reports a failure nobody is waiting for (the `onError` option). */
   readonly reportError: (error: unknown) => void;

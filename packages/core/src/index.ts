@@ -5,6 +5,7 @@ export type {
   CibaApproval,
   CibaNotification,
 } from './ciba/authenticator-push.js';
+export { CibaPingError } from './ciba/ping.js';
 export { type ClientConfig, type ClientInput, clientSchema } from './config/client.js';
 export {
   ConfigError,
@@ -38,6 +39,7 @@ export { errorToResponse, oauthErrorResponse } from './errors/to-response.js';
 export type { EventListener } from './events/emit.js';
 export type {
   BackchannelLogoutFailedEvent,
+  CibaPingEvent,
   ClientAuthenticationFailedEvent,
   ClientRegistrationEvent,
   ClientTokensRevokedEvent,

@@ -57,8 +57,9 @@ export interface ServerOptions {
   /** Milliseconds since the epoch, for the provider, the default store and the login throttle. */
   now?: () => number;
   /**
-   * The fetch of outbound calls (clients' jwks_uri, back-channel logout), bounded like the
-   * default; without it `nodeOutbound()`, which also keeps outside URLs off private addresses.
+   * The fetch of outbound calls (clients' jwks_uri, back-channel logout, CIBA pings), bounded
+   * like the default; without it `nodeOutbound()`, which also keeps outside URLs off private
+   * addresses.
    */
   fetch?: typeof fetch;
   /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */

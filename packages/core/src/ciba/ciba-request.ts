@@ -31,6 +31,17 @@ export interface CibaRequestRecord {
   lastPollAtMs: number;
   /** Set when the user approved. */
   approval?: { authTime: number; amr?: string[]; acr?: string };
+  /**
+   * Ping mode (CIBA Core 1.0 §10.2): where the client hears of the decision, and the bearer
+   * token it sent for that. Kept until the request is forgotten, like the request itself; never
+   * in an event, a report or an answer.
+   */
+  ping?: CibaPingTarget;
+}
+
+export interface CibaPingTarget {
+  endpoint: string;
+  clientNotificationToken: string;
 }
 
 /** Stores a new pending request and returns its auth_req_id (256 random bits). */

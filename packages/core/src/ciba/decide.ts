@@ -2,6 +2,7 @@ import { nowSeconds, type RealmContext } from '../context.js';
 import { StoreUnavailableError } from '../errors/oauth-error.js';
 import type { CibaApproval } from './authenticator-push.js';
 import { MAX_TRANSITION_ATTEMPTS, readCibaRequest, replaceCibaRequest } from './ciba-request.js';
+import { pingClient } from './ping.js';
 
 export type CibaDecision = { approve: CibaApproval } | { deny: true };
 
@@ -9,6 +10,7 @@ export type CibaDecision = { approve: CibaApproval } | { deny: true };
  * The user's answer from the authenticator: moves a pending, unexpired request to approved or
  * denied. False when the request is unknown or no longer pending. A poll racing the decision
  * only changes `lastPollAtMs`, so the decision is re-read and retried until one of them holds.
+ * A ping client is then told, in the background (ping.ts): the decision does not wait for it.
  */
 export async function decideCibaRequest(
   context: RealmContext,
@@ -31,7 +33,10 @@ export async function decideCibaRequest(
               ...(decision.approve.acr !== undefined ? { acr: decision.approve.acr } : {}),
             },
           };
-    if (await replaceCibaRequest(context, authReqId, read.revision, next)) return true;
+    if (await replaceCibaRequest(context, authReqId, read.revision, next)) {
+      if (next.ping) pingClient(context, authReqId, next, next.ping);
+      return true;
+    }
   }
   throw new StoreUnavailableError('the CIBA request kept changing under this decision');
 }

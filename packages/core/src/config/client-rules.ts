@@ -73,6 +73,7 @@ export function clientIssues(client: ClientConfig): ConfigIssue[] {
       problem('grant_types', `${grant} needs a client that authenticates`);
     }
   }
+  issues.push(...cibaDeliveryIssues(client));
   const exchanges = client.grant_types.includes(TOKEN_EXCHANGE_GRANT_TYPE);
   if (exchanges && client.token_exchange === undefined) {
     problem('token_exchange', `is required for the ${TOKEN_EXCHANGE_GRANT_TYPE} grant`);
@@ -170,4 +171,27 @@ function previousSecretIssues(client: ClientConfig): ConfigIssue[] {
       : []),
     ...hmacSecretIssues(client.token_endpoint_auth_method, 'previous_client_secret', previous),
   ];
+}
+
+/** CIBA Core 1.0 §4: a ping client is told where to hear; only a ping client has that endpoint. */
+function cibaDeliveryIssues(client: ClientConfig): ConfigIssue[] {
+  const pings = client.backchannel_token_delivery_mode === 'ping';
+  const endpoint = client.backchannel_client_notification_endpoint;
+  if (pings && !client.grant_types.includes(CIBA_GRANT_TYPE)) {
+    return [
+      {
+        path: 'backchannel_token_delivery_mode',
+        message: `ping needs the ${CIBA_GRANT_TYPE} grant`,
+      },
+    ];
+  }
+  if (pings && endpoint === undefined) {
+    return [{ path: 'backchannel_client_notification_endpoint', message: 'is required for ping' }];
+  }
+  if (!pings && endpoint !== undefined) {
+    return [
+      { path: 'backchannel_client_notification_endpoint', message: 'is only used with ping' },
+    ];
+  }
+  return [];
 }

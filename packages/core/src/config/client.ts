@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpsOrLoopbackUrl, redirectUri, scopeString, webOrigin } from './primitives.js';
+import { httpsOrLoopbackUrl, httpsUrl, redirectUri, scopeString, webOrigin } from './primitives.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
 
 export const CLIENT_AUTH_METHODS = [
@@ -16,6 +16,9 @@ export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** RFC 7523 §2.1: a JWT from one of the realm's trusted issuers as the authorization grant. */
 export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** CIBA Core 1.0 §5: how a client hears that the user answered (push is not supported). */
+export const CIBA_DELIVERY_MODES = ['poll', 'ping'] as const;
 
 export const GRANT_TYPES = [
   'authorization_code',
@@ -211,6 +214,17 @@ export const clientSchema = z.strictObject({
     .default(['authorization_code'])
     .describe(
       'Token endpoint grants this client may use; `implicit` may be listed and is ignored (response_types decide).',
+    ),
+  backchannel_token_delivery_mode: z
+    .enum(CIBA_DELIVERY_MODES)
+    .default('poll')
+    .describe(
+      'How a CIBA client learns the user answered: `poll` (it polls the token endpoint) or `ping` (Gatehouse POSTs the auth_req_id to its backchannel_client_notification_endpoint, then it asks the token endpoint once).',
+    ),
+  backchannel_client_notification_endpoint: httpsUrl
+    .optional()
+    .describe(
+      'Where a `ping` client is told a CIBA request was answered: https (CIBA Core 1.0 §4); required with `ping`.',
     ),
   scope: scopeString.default('openid').describe('Assigned scopes, space-separated.'),
   default_scope: scopeString.optional().describe('Used when a request omits scope.'),

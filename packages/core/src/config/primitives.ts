@@ -50,6 +50,13 @@ export const httpsOrLoopbackUrl = z
     'must be an https URL (http only on localhost)',
   );
 
+/** A URL the provider calls where TLS is required even in development: https, no fragment. */
+export const httpsUrl = z
+  .string()
+  .refine(isAbsoluteUrl, 'must be an absolute URL')
+  .refine((value) => !value.includes('#'), 'must not contain a fragment')
+  .refine((value) => !URL.canParse(value) || new URL(value).protocol === 'https:', 'must be https');
+
 /** A web origin as browsers send it in `Origin`: `scheme://host[:port]`, nothing more. */
 export const webOrigin = z
   .string()

@@ -846,6 +846,7 @@ describe('defaults', () => {
           response_types: ['code'],
           response_modes: ['query', 'fragment', 'form_post'],
           grant_types: ['authorization_code'],
+          backchannel_token_delivery_mode: 'poll',
           scope: 'openid',
           require_pkce: true,
           require_pushed_authorization_requests: false,

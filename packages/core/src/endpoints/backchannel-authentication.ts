@@ -11,8 +11,8 @@ import type { Client } from '../realms/realm.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
 /**
- * Backchannel authentication endpoint (CIBA Core 1.0 §7, docs/interface.md §4.6), poll mode:
- * client authentication, then the ciba row of the checks table (authorization/checks). The
+ * Backchannel authentication endpoint (CIBA Core 1.0 §7, docs/interface.md §4.6), poll or ping
+ * mode: client authentication, then the ciba row of the checks table (authorization/checks). The
  * user is the one an ID token this realm issued to the client names (`id_token_hint`, which may
  * have expired); the request is stored pending and the user's authenticator is notified without the
  * client waiting for it.
@@ -33,7 +33,8 @@ export const backchannelAuthenticationEndpoint: EndpointHandler = async (request
   const sub = need(found, 'hintedSub');
   const scopes = need(found, 'scopes');
   const expiresIn = need(found, 'expiresIn');
-  const { bindingMessage } = found;
+  const { bindingMessage, clientNotificationToken } = found;
+  const endpoint = client.config.backchannel_client_notification_endpoint;
 
   const now = nowSeconds(context);
   const record = {
@@ -46,6 +47,9 @@ export const backchannelAuthenticationEndpoint: EndpointHandler = async (request
     expiresAt: now + expiresIn,
     interval: ciba.interval,
     lastPollAtMs: context.now(),
+    ...(clientNotificationToken === undefined || endpoint === undefined
+      ? {}
+      : { ping: { endpoint, clientNotificationToken } }),
   };
   if (push.accepts?.(context.realm.name) === false) {
     throw new OAuthError('temporarily_unavailable', 'the authenticator is busy; try again later', {

@@ -2,6 +2,7 @@ import { SCOPE_CLAIMS } from '../accounts/claims.js';
 import { SUPPORTED_CLIENT_AUTH_METHODS } from '../client-auth/methods/registry.js';
 import {
   ASYMMETRIC_ASSERTION_ALGORITHMS,
+  CIBA_DELIVERY_MODES,
   CIBA_GRANT_TYPE,
   HMAC_ALGORITHMS,
   JWT_BEARER_GRANT_TYPE,
@@ -120,7 +121,7 @@ const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-type:id-jag';
 function cibaMetadata(realm: Realm): Record<string, unknown> {
   return {
     backchannel_authentication_endpoint: realm.url(ENDPOINT_PATHS.backchannelAuthentication),
-    backchannel_token_delivery_modes_supported: ['poll'],
+    backchannel_token_delivery_modes_supported: [...CIBA_DELIVERY_MODES],
     backchannel_user_code_parameter_supported: false,
   };
 }

@@ -37,6 +37,10 @@ const CONSTANT_SUBSTITUTIONS = new Map([
   ['core/src/authorization/checks/ciba-unsupported.ts: name', 'an entry of a fixed list'],
   ['core/src/authorization/checks/ciba-grant-type.ts: CIBA_GRANT_TYPE', 'a constant'],
   ['core/src/authorization/checks/binding-message.ts: MAX_BINDING_MESSAGE', 'a constant'],
+  [
+    'core/src/authorization/checks/ciba-notification-token.ts: MAX_NOTIFICATION_TOKEN',
+    'a constant',
+  ],
   ['core/src/client-auth/presented.ts: JWT_BEARER_ASSERTION', 'a constant'],
   [
     'core/src/client-auth/methods/client-assertion.ts: MAX_ASSERTION_LIFETIME_SECONDS',

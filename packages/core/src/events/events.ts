@@ -16,6 +16,7 @@ export type GatehouseEvent =
   | LogoutEvent
   | SessionEndedEvent
   | BackchannelLogoutFailedEvent
+  | CibaPingEvent
   | ClientAuthenticationFailedEvent
   | ClientRegistrationEvent;
 
@@ -150,6 +151,23 @@ export interface BackchannelLogoutFailedEvent extends EventBase {
   sid?: string;
   /** Why the last attempt failed, e.g. `answered HTTP 500`. */
   reason: string;
+}
+
+/**
+ * A CIBA ping (docs/ciba.md) reached the client's notification endpoint (`ciba_ping_sent`), or
+ * did not after every attempt (`ciba_ping_failed`, also reported to `onError`; the client can
+ * still poll). Never the auth_req_id nor the client_notification_token.
+ */
+export interface CibaPingEvent extends EventBase {
+  type: 'ciba_ping_sent' | 'ciba_ping_failed';
+  clientId: string;
+  /** The user who answered. */
+  sub: string;
+  decision: 'approved' | 'denied';
+  /** Milliseconds from the decision to the last attempt's end, retries and their waits included. */
+  durationMs: number;
+  /** Why the last attempt failed, e.g. `answered HTTP 500`; only when it failed. */
+  reason?: string;
 }
 
 /**

@@ -19,7 +19,8 @@ import { userTokenResponse } from './user-token-response.js';
  * is an error: authorization_pending while the user has not answered; slow_down for a poll sooner
  * than `interval` after the previous one (or the initiation), which also cancels the request, as
  * the interface says; access_denied once denied; expired_token past the expiry; invalid_grant for a
- * cancelled or already answered request. The approved request gives its tokens exactly once. Each
+ * cancelled or already answered request. The approved request gives its tokens exactly once (at
+ * once to a ping client, whatever the interval). Each
  * step is one compare-and-set, re-read when a concurrent poll or decision got there first.
  */
 export const cibaGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
@@ -76,7 +77,10 @@ async function poll(
   if (now >= request.expiresAt) throw new OAuthError('expired_token', 'the request has expired');
   if (request.state === 'denied')
     throw new OAuthError('access_denied', 'the user denied the request');
-  if (nowMs < request.lastPollAtMs + request.interval * 1000) {
+  // A ping client asks as soon as it is told (CIBA Core 1.0 §10.2): the interval bounds polls
+  // of a request still pending, not the one request a ping announced.
+  const announced = request.ping !== undefined && request.state === 'approved';
+  if (!announced && nowMs < request.lastPollAtMs + request.interval * 1000) {
     if (!(await transition({ state: 'cancelled' }))) return RETRY;
     throw new OAuthError(
       'slow_down',

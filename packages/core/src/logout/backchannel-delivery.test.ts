@@ -86,6 +86,21 @@ describe('BackchannelDelivery', () => {
     },
   );
 
+  it('posts any notice with its own headers, and leaves reporting a failure to the caller', async () => {
+    const { bcl, calls, reported } = delivery([500, 500]);
+    const notice = {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      body: '{"auth_req_id":"r"}',
+    };
+    expect(await bcl.post(TARGET.uri, () => Promise.resolve(notice))).toBe('answered HTTP 500');
+    expect(calls.map(({ init }) => [init?.headers, init?.body])).toEqual([
+      [notice.headers, notice.body],
+      [notice.headers, notice.body],
+      [notice.headers, notice.body],
+    ]);
+    expect(reported).toEqual([]);
+  });
+
   it('retries 429', async () => {
     const { bcl, calls } = delivery([429, 200]);
     expect(await bcl.deliver(TARGET, issue)).toBeUndefined();
@@ -182,7 +197,7 @@ describe('BackchannelDelivery', () => {
       boundedFetcher(fetchTransport(fetchImpl)),
     );
     const deliveries = [1, 2, 3, 4].map(() => bcl.deliver(TARGET, issue));
-    expect(await deliveries[3]).toBe('too many back-channel logouts waiting');
+    expect(await deliveries[3]).toBe('too many back-channel notifications waiting');
     expect(reported).toHaveLength(1);
     expect(calls).toBe(2);
     releases.shift()?.();

@@ -39,6 +39,12 @@ export interface BackchannelTarget {
   label: string;
 }
 
+/** What one notification POSTs: its headers (the content type among them) and its body. */
+export interface BackchannelNotice {
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** An answer worth another attempt: the receiver may do better later. */
 const isTransient = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -47,8 +53,8 @@ const isTransientFailure = (error: unknown) =>
   !(error instanceof OutboundError) || error.failure === 'timeout' || error.failure === 'network';
 
 /**
- * POSTs logout tokens to relying parties (Back-Channel Logout 1.0 §2.5) in the background: the
- * logout that caused them never waits for a receiver. Each attempt is bounded in time, and no
+ * POSTs notifications to clients in the background: logout tokens (Back-Channel Logout 1.0
+ * §2.5) and CIBA pings (CIBA Core 1.0 §10.2). What caused them never waits for a receiver. Each attempt is bounded in time, and no
  * answer's body is read (the status says all, so a receiver cannot make the provider hold an
  * endless body); redirects are not followed. A network failure, a timeout, 408, 429 or 5xx is
  * retried after a growing backoff, a bounded number of times; any other answer than 200 or 204
@@ -80,25 +86,40 @@ export class BackchannelDelivery {
     target: BackchannelTarget,
     issue: () => Promise<string>,
   ): Promise<string | undefined> {
+    const reason = await this.post(target.uri, async () => ({
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ logout_token: await issue() }).toString(),
+    }));
+    if (reason !== undefined) {
+      this.report(
+        new BackchannelLogoutError(`back-channel logout to ${target.label} failed: ${reason}`),
+      );
+    }
+    return reason;
+  }
+
+  /**
+   * POSTs the notice `prepare` makes when each attempt has its turn, within the same bounds,
+   * retries and places as logout tokens; resolves with why it did not arrive (not reported: the
+   * caller says what failed), or undefined once it did. Rejects only when `prepare` does.
+   */
+  async post(uri: string, prepare: () => Promise<BackchannelNotice>): Promise<string | undefined> {
     const { attempts, firstBackoffMs } = this.#options;
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await delay(firstBackoffMs * 2 ** (attempt - 2));
-      const release = await this.#turn(target.uri);
+      const release = await this.#turn(uri);
       if (!release) {
-        reason = 'too many back-channel logouts waiting';
+        reason = 'too many back-channel notifications waiting';
         break;
       }
-      const outcome = await issue()
-        .then((token) => this.#attempt(target.uri, token))
+      const outcome = await prepare()
+        .then((notice) => this.#attempt(uri, notice))
         .finally(release);
       if (outcome.delivered) return undefined;
       reason = outcome.reason;
       if (!outcome.retry) break;
     }
-    this.report(
-      new BackchannelLogoutError(`back-channel logout to ${target.label} failed: ${reason}`),
-    );
     return reason;
   }
 
@@ -141,15 +162,15 @@ export class BackchannelDelivery {
 
   async #attempt(
     uri: string,
-    token: string,
+    notice: BackchannelNotice,
   ): Promise<{ delivered: true } | { delivered: false; retry: boolean; reason: string }> {
     try {
       const response = await this.fetcher.send({
         url: uri,
         method: 'POST',
         author: 'operator',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ logout_token: token }).toString(),
+        headers: notice.headers,
+        body: notice.body,
         timeoutMs: this.#options.timeoutMs,
         ignoreBody: true,
       });

@@ -7,7 +7,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { GatehouseEvent } from '../events/events.js';
+import type { CibaPingEvent, GatehouseEvent } from '../events/events.js';
 import type {
   Instrumentation,
   InstrumentedRequest,
@@ -23,6 +23,8 @@ export const ATTRIBUTES = {
   realm: 'gatehouse.realm',
   endpoint: 'gatehouse.endpoint',
   grantType: 'gatehouse.grant_type',
+  clientId: 'gatehouse.client_id',
+  outcome: 'gatehouse.outcome',
   error: 'gatehouse.oauth.error',
   method: 'http.request.method',
   status: 'http.response.status_code',
@@ -32,6 +34,7 @@ export const ATTRIBUTES = {
 export const METRICS = {
   tokensIssued: 'gatehouse.tokens.issued',
   errors: 'gatehouse.errors',
+  cibaPings: 'gatehouse.ciba.pings',
 } as const;
 
 export interface OpenTelemetryOptions {
@@ -44,9 +47,11 @@ export interface OpenTelemetryOptions {
 /**
  * Traces and metrics through `@opentelemetry/api`, for `createProvider({ instrumentation })`:
  * a span per request to an endpoint of a realm (`gatehouse {endpoint}`, with the realm, the
- * endpoint, the method, the status and the OAuth error code of a failure), and two counters:
- * token responses by realm and grant type, error answers by realm, endpoint and code. Without a
- * registered SDK, the API's no-op tracer and meter make it cost next to nothing.
+ * endpoint, the method, the status and the OAuth error code of a failure), two counters:
+ * token responses by realm and grant type, error answers by realm, endpoint and code; and for
+ * each CIBA ping, a span `gatehouse ciba ping` over its attempts and a counter by realm and
+ * outcome. Without a registered SDK, the API's no-op tracer and meter make it cost next to
+ * nothing.
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentation {
   const tracer = options.tracer ?? trace.getTracer(INSTRUMENTATION_SCOPE);
@@ -58,6 +63,10 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentati
   const errors = meter.createCounter(METRICS.errors, {
     description: 'Answers carrying an OAuth error, by realm, endpoint and error code',
     unit: '{response}',
+  });
+  const cibaPings = meter.createCounter(METRICS.cibaPings, {
+    description: 'CIBA pings to clients, by realm and outcome (sent or failed)',
+    unit: '{notification}',
   });
 
   function startRequest({ realm, endpoint, method }: InstrumentedRequest): RequestInstrument {
@@ -89,12 +98,33 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentati
     };
   }
 
+  /** A ping runs after the decision, outside any request: its span is drawn once it ended. */
+  function cibaPing(event: CibaPingEvent): void {
+    const outcome = event.type === 'ciba_ping_sent' ? 'sent' : 'failed';
+    cibaPings.add(1, { [ATTRIBUTES.realm]: event.realm, [ATTRIBUTES.outcome]: outcome });
+    const span = tracer.startSpan('gatehouse ciba ping', {
+      kind: SpanKind.CLIENT,
+      startTime: event.time - event.durationMs,
+      attributes: {
+        [ATTRIBUTES.realm]: event.realm,
+        [ATTRIBUTES.clientId]: event.clientId,
+        [ATTRIBUTES.outcome]: outcome,
+      },
+    });
+    if (event.reason !== undefined) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.reason });
+    }
+    span.end(event.time);
+  }
+
   function event(event: GatehouseEvent): void {
     if (event.type === 'token_issued') {
       tokensIssued.add(1, {
         [ATTRIBUTES.realm]: event.realm,
         [ATTRIBUTES.grantType]: event.grantType,
       });
+    } else if (event.type === 'ciba_ping_sent' || event.type === 'ciba_ping_failed') {
+      cibaPing(event);
     }
   }
 

@@ -12,6 +12,8 @@ export type Found = { -readonly [K in keyof AuthorizationRequest]?: Authorizatio
   bindingMessage?: string;
   /** CIBA: seconds the request may wait for the user. */
   expiresIn?: number;
+  /** CIBA ping: the bearer token the client's notification endpoint expects. */
+  clientNotificationToken?: string;
 };
 
 /** One request as the checks see it: its parameters, its client, and what earlier checks found. */

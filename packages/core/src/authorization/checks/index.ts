@@ -2,6 +2,7 @@ import { checkBindingMessage } from './binding-message.js';
 import type { Check } from './check.js';
 import { checkCibaGrantType } from './ciba-grant-type.js';
 import { checkCibaKnownUser } from './ciba-known-user.js';
+import { checkClientNotificationToken } from './ciba-notification-token.js';
 import { checkCibaScope } from './ciba-scope.js';
 import { rejectCibaUnsupported } from './ciba-unsupported.js';
 import { checkClaims } from './claims.js';
@@ -65,6 +66,7 @@ export const AUTHORIZATION_CHECKS = {
   ciba: [
     checkCibaGrantType,
     rejectCibaUnsupported,
+    checkClientNotificationToken,
     requireIdTokenHint,
     checkCibaKnownUser,
     checkCibaScope,
