@@ -63,7 +63,7 @@ export const dynamicallyRegisteredClient: ClientKind = {
 /**
  * A client whose client_id is the https URL of its metadata document, served from loopback by
  * the test with a certificate the authorization server's outbound transport is given
- * (`AGENT_DOCUMENT_TLS`); the realm must allow documents on private networks.
+ * (`LOOPBACK_TLS`); the realm must allow documents on private networks.
  */
 export const metadataDocumentClient: ClientKind = {
   name: 'a client ID metadata document client',
@@ -79,16 +79,13 @@ export const CLIENT_KINDS: readonly ClientKind[] = [
   metadataDocumentClient,
 ];
 
-/** The certificate of the agent's document server, for the authorization server to trust. */
-export const AGENT_DOCUMENT_TLS = LOOPBACK_TLS;
-
 /**
  * The agent's metadata document at an https URL on loopback. A document is the same for every
  * copy of the agent, wherever it listens: its loopback redirect URI has no port (RFC 8252 §7.3).
  */
 async function serveMetadataDocument(): Promise<{ url: string; close(): Promise<void> }> {
   const path = '/oauth/mcp-agent.json';
-  const server = createHttpsServer(AGENT_DOCUMENT_TLS, (request, response) => {
+  const server = createHttpsServer(LOOPBACK_TLS, (request, response) => {
     if (request.url !== path) return void response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
   });

@@ -12,13 +12,8 @@ import { REALM } from '../../examples/shared/src/index.js';
 import { Browser, DEMO, signInAndAllow } from '../examples/drive-code-flow.js';
 import { ROOT, withChanges } from '../server/support.js';
 import { freePorts } from '../support/ports.js';
-import {
-  AGENT_DOCUMENT_TLS,
-  CLIENT_KINDS,
-  type McpAgent,
-  type SignIn,
-  startAgent,
-} from './mcp-agent.js';
+import { LOOPBACK_TLS } from '../support/tls.js';
+import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agent.js';
 
 /**
  * The MCP server of examples/mcp-server with the official MCP TypeScript SDK as its client, as an
@@ -35,7 +30,7 @@ import {
 const HOST = '127.0.0.1';
 
 /** Gatehouse's outbound transport, trusting the agent's document server. */
-const outbound = () => nodeOutbound({ ca: [AGENT_DOCUMENT_TLS.cert] });
+const outbound = () => nodeOutbound({ ca: [LOOPBACK_TLS.cert] });
 
 /** The example's realm, with documents on loopback allowed. */
 const realmForTest = (mcpUrl: string) => ({
