@@ -15,7 +15,7 @@ import { type RunningSnippet, startSnippet } from './typescript-snippet.js';
  */
 
 const page = readFileSync(join(ROOT, 'docs/mcp.md'), 'utf8');
-const [, config, server, agent, printed] = fencedBlocks(page);
+const [, config, server, agent, printed, selfRegistering] = fencedBlocks(page);
 
 describe('docs/mcp.md', () => {
   const running: { stop(): Promise<unknown> }[] = [];
@@ -51,4 +51,17 @@ describe('docs/mcp.md', () => {
       return snippet;
     }
   }, 60_000);
+
+  it('adds realm settings for agents that register themselves that the realm rules accept', async () => {
+    const { validateRealm } = await import('@gatehouse-oidc/core');
+    const { realms } = JSON.parse(config?.body ?? '') as { realms: object[] };
+    const additions = JSON.parse(selfRegistering?.body ?? '') as object;
+    const realm = { ...realms[0], ...additions } as { users?: unknown };
+    delete realm.users; // the standalone server's own member
+    expect(() => validateRealm(realm)).not.toThrow();
+    expect(validateRealm(realm)).toMatchObject({
+      registration: { open: true, registered_scope: 'all_offered' },
+      client_id_metadata_documents: { enabled: true },
+    });
+  });
 });

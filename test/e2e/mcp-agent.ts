@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   extractWWWAuthenticateParams,
@@ -15,6 +16,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expect } from 'vitest';
 import { AGENT_CLIENT_ID } from '../../examples/mcp-server/src/realm.js';
+import { LOOPBACK_TLS } from '../support/tls.js';
 
 /**
  * An MCP agent on a user's machine, as the official TypeScript SDK makes one: its `Client` over
@@ -23,29 +25,83 @@ import { AGENT_CLIENT_ID } from '../../examples/mcp-server/src/realm.js';
  * The agent listens for the redirect on a loopback port the system picked.
  */
 
+/** How the agent presents itself to the authorization server. */
+export interface AgentIdentity {
+  /** Its client information, when it has one already; without it, the SDK registers. */
+  clientInformation?: OAuthClientInformationMixed;
+  /** The https URL of its client ID metadata document, which the SDK then signs in with. */
+  clientMetadataUrl?: string;
+  /** Stops what the identity needs (the server of its document). */
+  close?(): Promise<void>;
+}
+
 /**
  * How the agent is known to the authorization server, one function per kind of client, called
- * with the issuer the MCP server names. Dynamically registered clients (RFC 7591) and client ID
- * metadata document clients join this list as Gatehouse serves them (issue 20): the first by
- * returning no client information (the SDK then registers, storing the answer through
- * `saveClientInformation`), the second with a `clientMetadataUrl`.
+ * with the issuer the MCP server names.
  */
 export interface ClientKind {
   name: string;
-  identify(issuer: string): {
-    clientInformation?: OAuthClientInformationMixed;
-    clientMetadataUrl?: string;
-  };
+  identify(issuer: string): Promise<AgentIdentity>;
 }
 
 /** The example's pre-registered native public client (examples/mcp-server/src/realm.ts). */
 export const preRegisteredNativeClient: ClientKind = {
   name: 'a pre-registered native client',
   // Bound to the issuer, so the SDK presents it to no other authorization server.
-  identify: (issuer) => ({ clientInformation: { client_id: AGENT_CLIENT_ID, issuer } }),
+  identify: async (issuer) => ({ clientInformation: { client_id: AGENT_CLIENT_ID, issuer } }),
 };
 
-export const CLIENT_KINDS: readonly ClientKind[] = [preRegisteredNativeClient];
+/**
+ * A client the SDK registers itself (RFC 7591) at the realm's registration endpoint, with no
+ * initial access token (the SDK sends none), and whose answer it keeps.
+ */
+export const dynamicallyRegisteredClient: ClientKind = {
+  name: 'a dynamically registered client',
+  identify: async () => ({}),
+};
+
+/**
+ * A client whose client_id is the https URL of its metadata document, served from loopback by
+ * the test with a certificate the authorization server's outbound transport is given
+ * (`LOOPBACK_TLS`); the realm must allow documents on private networks.
+ */
+export const metadataDocumentClient: ClientKind = {
+  name: 'a client ID metadata document client',
+  async identify() {
+    const document = await serveMetadataDocument();
+    return { clientMetadataUrl: document.url, close: document.close };
+  },
+};
+
+export const CLIENT_KINDS: readonly ClientKind[] = [
+  preRegisteredNativeClient,
+  dynamicallyRegisteredClient,
+  metadataDocumentClient,
+];
+
+/**
+ * The agent's metadata document at an https URL on loopback. A document is the same for every
+ * copy of the agent, wherever it listens: its loopback redirect URI has no port (RFC 8252 §7.3).
+ */
+async function serveMetadataDocument(): Promise<{ url: string; close(): Promise<void> }> {
+  const path = '/oauth/mcp-agent.json';
+  const server = createHttpsServer(LOOPBACK_TLS, (request, response) => {
+    if (request.url !== path) return void response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  const document = {
+    client_id: url,
+    client_name: 'Gatehouse test agent',
+    application_type: 'native',
+    redirect_uris: ['http://127.0.0.1/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 /** The user's browser, from the authorization URL to where it is sent back (not fetched). */
 export type SignIn = (authorizationUrl: URL) => Promise<URL>;
@@ -69,7 +125,7 @@ class AgentOAuth implements OAuthClientProvider {
 
   constructor(
     readonly redirectUrl: string,
-    identity: ReturnType<ClientKind['identify']>,
+    identity: AgentIdentity,
   ) {
     this.#client = identity.clientInformation;
     if (identity.clientMetadataUrl) this.clientMetadataUrl = identity.clientMetadataUrl;
@@ -136,6 +192,11 @@ class AgentOAuth implements OAuthClientProvider {
 
 export interface McpAgent {
   readonly client: Client;
+  readonly identity: AgentIdentity;
+  /** The client_id of every registration the SDK made, in order. */
+  readonly registrations: readonly string[];
+  /** The client_id the SDK signs in with. */
+  clientId(): string | undefined;
   /** Every request to the token endpoint, in order. */
   readonly tokenRequests: readonly TokenRequest[];
   /** Every authorization URL the user was sent to, in order. */
@@ -167,9 +228,12 @@ export async function startAgent(options: {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const redirectOrigin = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 
-  const oauth = new AgentOAuth(`${redirectOrigin}/callback`, options.kind.identify(options.issuer));
+  const identity = await options.kind.identify(options.issuer);
+  const oauth = new AgentOAuth(`${redirectOrigin}/callback`, identity);
   const tokenRequests: TokenRequest[] = [];
   const authorizations: URL[] = [];
+  const registrations: string[] = [];
+  const registrationEndpoint = `${options.issuer}/register`;
   const watchingFetch = async (url: string | URL, init?: RequestInit) => {
     const sent = init?.body;
     if (sent instanceof URLSearchParams && sent.has('grant_type')) {
@@ -180,6 +244,10 @@ export async function startAgent(options: {
       });
     }
     const response = await fetch(url, init);
+    if (String(url) === registrationEndpoint && response.ok) {
+      const registered = (await response.clone().json()) as { client_id: string };
+      registrations.push(registered.client_id);
+    }
     const { error, scope } = extractWWWAuthenticateParams(response);
     if (response.status === 403 && error === 'insufficient_scope' && scope) oauth.challenged(scope);
     return response;
@@ -216,6 +284,9 @@ export async function startAgent(options: {
 
   return {
     client,
+    identity,
+    registrations,
+    clientId: () => oauth.clientInformation()?.client_id,
     tokenRequests,
     authorizations,
     tokens: () => oauth.tokens(),
@@ -239,6 +310,7 @@ export async function startAgent(options: {
     async close() {
       await client.close();
       await new Promise((resolve) => listener.close(resolve));
+      await identity.close?.();
     },
   };
 }

@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start as startFastifyApp } from '../../examples/fastify-app/src/app.js';
 import { start as startHonoApp } from '../../examples/hono-app/src/app.js';
 import { start as startMcpServer } from '../../examples/mcp-server/src/app.js';
-import { AGENT_CLIENT_ID, mcpRealm } from '../../examples/mcp-server/src/realm.js';
+import { mcpRealm } from '../../examples/mcp-server/src/realm.js';
 import { REALM } from '../../examples/shared/src/index.js';
 import { Browser, DEMO, signInAndAllow } from '../examples/drive-code-flow.js';
 import { ROOT, withChanges } from '../server/support.js';
 import { freePorts } from '../support/ports.js';
+import { LOOPBACK_TLS } from '../support/tls.js';
 import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agent.js';
 
 /**
@@ -19,10 +21,22 @@ import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agen
  * (RFC 9728, then RFC 8414 path insertion), the user signs in on the login page, the agent
  * redeems the code with PKCE and `resource`, calls tools, refreshes, and steps up to a wider scope
  * when a tool answers 403 `insufficient_scope`. Gatehouse runs embedded in the example (Express),
- * beside it in the Fastify and Hono example apps, and as the standalone server.
+ * beside it in the Fastify and Hono example apps, and as the standalone server. The agent is, in
+ * turn, pre-registered, registered by the SDK itself (RFC 7591), and known by its client ID
+ * metadata document, which the test serves on loopback: for it only, the realm allows documents
+ * on private networks and Gatehouse trusts the document server's certificate.
  */
 
 const HOST = '127.0.0.1';
+
+/** Gatehouse's outbound transport, trusting the agent's document server. */
+const outbound = () => nodeOutbound({ ca: [LOOPBACK_TLS.cert] });
+
+/** The example's realm, with documents on loopback allowed. */
+const realmForTest = (mcpUrl: string) => ({
+  ...mcpRealm(mcpUrl),
+  client_id_metadata_documents: { enabled: true, private_networks: true },
+});
 
 interface Running {
   mcpUrl: string;
@@ -41,7 +55,13 @@ function userAt(origin: string): SignIn {
 async function embedded(): Promise<Running> {
   const [port] = await freePorts(1);
   const origin = `http://${HOST}:${port}`;
-  const app = await startMcpServer({ origin, port: port as number, host: HOST });
+  const app = await startMcpServer({
+    origin,
+    port: port as number,
+    host: HOST,
+    realm: realmForTest(`${origin}/mcp`),
+    outbound: outbound(),
+  });
   return { mcpUrl: `${origin}/mcp`, issuer: app.issuer, signIn: userAt(origin), close: app.close };
 }
 
@@ -56,16 +76,26 @@ type StartGatehouse = (
 const exampleApp =
   (start: typeof startHonoApp): StartGatehouse =>
   async (origin, port, mcpUrl) => {
-    const app = await start({ origin, port, host: HOST, realm: mcpRealm(mcpUrl) });
+    const app = await start({
+      origin,
+      port,
+      host: HOST,
+      realm: realmForTest(mcpUrl),
+      outbound: outbound(),
+    });
     return { issuer: `${origin}/auth/oauth/${REALM}`, close: app.close };
   };
 
 /** The standalone server with examples/mcp-server/gatehouse.json, moved to these ports. */
 const standaloneServer: StartGatehouse = async (origin, port, mcpUrl) => {
   const config = parseServerConfig(
-    withChanges(standaloneConfig(), { base_url: origin, 'realms.0.resources.0.uri': mcpUrl }),
+    withChanges(standaloneConfig(), {
+      base_url: origin,
+      'realms.0.resources.0.uri': mcpUrl,
+      'realms.0.client_id_metadata_documents.private_networks': true,
+    }),
   );
-  const server = buildServer(config);
+  const server = buildServer(config, { outbound: outbound() });
   await server.app.listen({ port, host: HOST });
   return { issuer: `${origin}/oauth/${REALM}`, close: () => server.app.close() };
 };
@@ -119,9 +149,15 @@ describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) =>
 
     it('signs in from an ephemeral loopback port, lists the tools and calls one', async () => {
       await agent.connect();
+      const { clientInformation, clientMetadataUrl } = agent.identity;
+      // The client_id the agent was given, its document's URL, or the one it registered.
+      const registers = !clientInformation && !clientMetadataUrl;
+      expect(agent.registrations).toHaveLength(registers ? 1 : 0);
+      const clientId = clientInformation?.client_id ?? clientMetadataUrl ?? agent.registrations[0];
+      expect(agent.clientId()).toBe(clientId);
       const [authorization] = agent.authorizations;
       expect(Object.fromEntries(authorization?.searchParams ?? [])).toMatchObject({
-        client_id: AGENT_CLIENT_ID,
+        client_id: clientId,
         scope: 'mcp:tools', // the 401's scope: what every request to this server needs
         resource: running.mcpUrl,
         code_challenge_method: 'S256',
@@ -130,9 +166,7 @@ describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) =>
 
       const { tools } = await agent.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'recent_calls']);
-      expect(await agent.callTool('whoami')).toBe(
-        `alice through ${AGENT_CLIENT_ID}, with mcp:tools`,
-      );
+      expect(await agent.callTool('whoami')).toBe(`alice through ${clientId}, with mcp:tools`);
       expect(accessToken()).toMatchObject({
         iss: running.issuer,
         aud: running.mcpUrl,
@@ -147,7 +181,7 @@ describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) =>
     it('refreshes for the same resource when the MCP server refuses its access token', async () => {
       agent.spoilAccessToken();
       expect(await agent.callTool('whoami')).toBe(
-        `alice through ${AGENT_CLIENT_ID}, with mcp:tools`,
+        `alice through ${agent.clientId()}, with mcp:tools`,
       );
       expect(agent.tokenRequests.at(-1)).toEqual({
         grant_type: 'refresh_token',
@@ -162,6 +196,8 @@ describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) =>
       const calls = await agent.callTool('recent_calls', { limit: 5 });
       expect(agent.authorizations).toHaveLength(2);
       expect(agent.authorizations[1]?.searchParams.get('scope')).toBe('mcp:tools mcp:admin');
+      expect(agent.authorizations[1]?.searchParams.get('client_id')).toBe(agent.clientId());
+      expect(agent.registrations.length).toBeLessThanOrEqual(1); // the same client steps up
       expect(accessToken()).toMatchObject({ aud: running.mcpUrl, scope: 'mcp:tools mcp:admin' });
       expect(calls.split('\n').map((line) => line.split(' ').slice(1).join(' '))).toEqual([
         'alice whoami',
@@ -174,10 +210,14 @@ describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) =>
 
 describe('examples/mcp-server/gatehouse.json', () => {
   it('holds the realm the example embeds, for the MCP server on port 3001', () => {
-    const { clients, resources, scopes } = mcpRealm('http://127.0.0.1:3001/mcp');
+    const { clients, resources, scopes, registration, client_id_metadata_documents } = mcpRealm(
+      'http://127.0.0.1:3001/mcp',
+    );
     const [realm] = (standaloneConfig() as { realms: Record<string, unknown>[] }).realms;
     expect(realm?.resources).toEqual(resources);
     expect(realm?.clients).toEqual(clients);
+    expect(realm?.registration).toEqual(registration);
+    expect(realm?.client_id_metadata_documents).toEqual(client_id_metadata_documents);
     expect(realm?.scopes).toEqual(expect.arrayContaining(scopes ?? []));
   });
 });

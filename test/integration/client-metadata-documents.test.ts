@@ -236,6 +236,22 @@ describe('a realm that takes client ID metadata documents', () => {
     expect(new Set(asked)).toEqual(new Set(['test /oauth/other.json', 'test /oauth/client.json']));
   });
 
+  it('looks the client up once per authorization request, its kept URL parsed once', async () => {
+    const asked: URL[] = [];
+    await start({
+      allowClientIdMetadataDocument: (url) => {
+        asked.push(url);
+        return true;
+      },
+    });
+    expect(isInteraction(h, await agentAuthorize())).toBe(true);
+    expect(isInteraction(h, await agentAuthorize())).toBe(true);
+    expect(asked.map(String)).toEqual([AGENT, AGENT]);
+    // The second request's URL is the one kept with the document, not parsed again.
+    expect(asked[1]).toBe(asked[0]);
+    expect(fetched).toEqual([AGENT]);
+  });
+
   it('treats a URL client_id as unknown in a realm without the option', async () => {
     await start({ realm: {} });
     const answer = await agentAuthorize();

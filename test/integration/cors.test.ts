@@ -38,8 +38,8 @@ beforeAll(async () => {
   });
 });
 
-async function send(request: Partial<GatehouseRequest>): Promise<TestResponse> {
-  const response = await h.provider.handle({
+async function send(request: Partial<GatehouseRequest>, on = h): Promise<TestResponse> {
+  const response = await on.provider.handle({
     method: 'GET',
     path: TOKEN,
     query: '',
@@ -49,16 +49,19 @@ async function send(request: Partial<GatehouseRequest>): Promise<TestResponse> {
   return { ...response, json: () => JSON.parse(response.body ?? 'null') };
 }
 
-const preflight = (path: string, origin: string, method = 'POST') =>
-  send({
-    method: 'OPTIONS',
-    path,
-    headers: {
-      origin,
-      'access-control-request-method': method,
-      'access-control-request-headers': 'authorization, content-type, dpop',
+const preflight = (path: string, origin: string, method = 'POST', on = h) =>
+  send(
+    {
+      method: 'OPTIONS',
+      path,
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization, content-type, dpop',
+      },
     },
-  });
+    on,
+  );
 
 /** The spa signs alice in and exchanges its code from its origin, as oidc-client-ts does. */
 async function spaTokens(origin = SPA) {
@@ -296,5 +299,102 @@ describe('allowed_origins', () => {
         ],
       }),
     ).rejects.toThrow(ConfigError);
+  });
+});
+
+describe('CORS for clients outsiders describe', () => {
+  /** A browser-based agent's origin, from the redirect URI of its metadata document. */
+  const AGENT_APP = 'https://agent-app.example.net';
+  const AGENT = 'https://agent.example.com/oauth/client.json';
+  const REDIRECT = `${AGENT_APP}/callback`;
+  let outside: Harness;
+  beforeAll(async () => {
+    outside = await createHarness({
+      realm: {
+        client_id_metadata_documents: { enabled: true, private_networks: true },
+        registration: { open: true },
+      },
+      fetch: async (input) =>
+        String(input) === AGENT
+          ? Response.json({
+              client_id: AGENT,
+              redirect_uris: [REDIRECT],
+              grant_types: ['authorization_code', 'refresh_token'],
+              scope: 'openid profile',
+            })
+          : new Response(null, { status: 404 }),
+    });
+  });
+
+  /** `clientId` signs alice in and exchanges its code from `origin`. */
+  async function tokensOf(clientId: string, redirectUri: string, origin: string) {
+    const b = browser(outside);
+    const signedIn = await b.signIn({ client_id: clientId, redirect_uri: redirectUri });
+    const code = new URL(signedIn.headers.location ?? '').searchParams.get('code') ?? '';
+    return send(
+      {
+        method: 'POST',
+        path: TOKEN,
+        headers: { ...FORM_HEADERS, origin },
+        body: form({
+          grant_type: 'authorization_code',
+          client_id: clientId,
+          code,
+          redirect_uri: redirectUri,
+          code_verifier: CODE_VERIFIER,
+        }),
+      },
+      outside,
+    );
+  }
+
+  it("answers the preflight of a metadata-document agent's origin, as a configured client's", async () => {
+    const answer = await preflight(TOKEN, AGENT_APP, 'POST', outside);
+    expect(answer.headers['access-control-allow-origin']).toBe(AGENT_APP);
+  });
+
+  it("lets the agent's origin, and no other, read its tokens and its user's claims", async () => {
+    const stranger = await tokensOf(AGENT, REDIRECT, STRANGER);
+    expect(stranger.status).toBe(200);
+    expect(corsHeadersOf(stranger)).toEqual({});
+    const tokens = await tokensOf(AGENT, REDIRECT, AGENT_APP);
+    expect(tokens.status).toBe(200);
+    expect(corsHeadersOf(tokens)['access-control-allow-origin']).toBe(AGENT_APP);
+    const userinfo = (origin: string) =>
+      send(
+        {
+          path: USERINFO,
+          headers: { origin, authorization: `Bearer ${tokens.json().access_token}` },
+        },
+        outside,
+      );
+    expect(corsHeadersOf(await userinfo(AGENT_APP))['access-control-allow-origin']).toBe(AGENT_APP);
+    expect(corsHeadersOf(await userinfo(STRANGER))).toEqual({});
+  });
+
+  it("answers a registered browser client's origin, and lets it read its tokens", async () => {
+    const origin = 'https://registered-spa.example.org';
+    const registered = await send(
+      {
+        method: 'POST',
+        path: endpointPath('register'),
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify({
+          redirect_uris: [`${origin}/cb`],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          scope: 'openid profile',
+        }),
+      },
+      outside,
+    );
+    expect(registered.status).toBe(201);
+    const { client_id } = registered.json() as { client_id: string };
+    const answer = await preflight(TOKEN, origin, 'POST', outside);
+    expect(answer.headers['access-control-allow-origin']).toBe(origin);
+    const tokens = await tokensOf(client_id, `${origin}/cb`, origin);
+    expect(tokens.status, tokens.body).toBe(200);
+    expect(corsHeadersOf(tokens)['access-control-allow-origin']).toBe(origin);
+    expect(corsHeadersOf(await tokensOf(client_id, `${origin}/cb`, STRANGER))).toEqual({});
   });
 });

@@ -732,4 +732,20 @@ describe('refusals', () => {
       'clients[2].client_secret',
     ]);
   });
+
+  it('refuses an initial access token it could not read back: a shared store without cookie_secret', async () => {
+    const server = start({ store: 'redis://127.0.0.1:1' }, { store: new MemoryStore() });
+    const response = await admin(server, 'PUT', '/realms/shop', {
+      name: 'shop',
+      registration: { initial_access_token: 'initial-access-token-of-the-shop-realm-0123' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues).toEqual([
+      {
+        path: 'registration.initial_access_token',
+        message: expect.stringContaining('cannot be kept: set cookie_secret'),
+      },
+    ]);
+    expect(response.body).not.toContain('initial-access-token-of-the-shop-realm-0123');
+  });
 });

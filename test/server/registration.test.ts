@@ -1,3 +1,4 @@
+import { MemoryStore } from '@gatehouse-oidc/core';
 import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,5 +92,48 @@ describe('dynamic client registration on the standalone server', () => {
     expect(after.json()).toEqual({ clients: ['service', 'api', 'web'] });
     const missing = await app.inject({ url: '/admin/realms/nowhere/clients', headers: ADMIN });
     expect(missing.statusCode).toBe(404);
+  });
+});
+
+describe('a realm with registration written through the admin API', () => {
+  const SHOP_TOKEN = 'initial-access-token-of-the-shop-realm-0123';
+
+  async function registerIn(app: FastifyInstance, token: string) {
+    return app.inject({
+      method: 'POST',
+      url: '/oauth/shop/register',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ redirect_uris: ['https://app.example.org/cb'] }),
+    });
+  }
+
+  it('keeps its initial access token sealed in the store, never shows it, and keeps it on a PUT without it', async () => {
+    const store = new MemoryStore();
+    const { app } = buildServer(parseServerConfig(validConfig()), { store });
+    apps.push(app);
+    const put = (body: unknown) =>
+      app.inject({
+        method: 'PUT',
+        url: '/admin/realms/shop',
+        headers: { ...ADMIN, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const realm = {
+      name: 'shop',
+      scopes: ['openid'],
+      registration: { initial_access_token: SHOP_TOKEN },
+    };
+    const created = await put(realm);
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.body).not.toContain(SHOP_TOKEN);
+    expect(JSON.stringify(await store.get('admin_realm', 'shop'))).not.toContain(SHOP_TOKEN);
+    expect((await registerIn(app, SHOP_TOKEN)).statusCode).toBe(201);
+    expect((await registerIn(app, `${SHOP_TOKEN}-not`)).statusCode).toBe(401);
+
+    const shown = await app.inject({ url: '/admin/realms/shop', headers: ADMIN });
+    expect(shown.body).not.toContain(SHOP_TOKEN);
+    const back = await put({ ...(shown.json() as object), id_token_ttl: 600 });
+    expect(back.statusCode, back.body).toBe(200);
+    expect((await registerIn(app, SHOP_TOKEN)).statusCode).toBe(201);
   });
 });

@@ -8,7 +8,7 @@ import {
   consentPage,
   createDemoProvider,
   csrfToken,
-  type DemoRealmAdditions,
+  type DemoAppOptions,
   DISCOVERY_PATH,
   EXPIRED_PAGE,
   FORBIDDEN_PAGE,
@@ -22,14 +22,11 @@ import {
 import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/express';
 import express, { type Request, type Response } from 'express';
 
-/**
- * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
- * `realm` what to add to the demo realm (scopes, resources, clients).
- */
-export function createApp({ origin, realm }: { origin: string; realm?: DemoRealmAdditions }) {
+/** The app with Gatehouse mounted at /auth, at the origin and with the realm `options` give. */
+export function createApp(options: DemoAppOptions) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin, realm);
-  const secure = origin.startsWith('https:');
+  const provider = createDemoProvider(options);
+  const secure = options.origin.startsWith('https:');
 
   const app = express();
   app.use('/auth', gatehouse(provider)); // before any body parser: Gatehouse reads its own bodies
@@ -80,12 +77,7 @@ export function createApp({ origin, realm }: { origin: string; realm?: DemoRealm
 }
 
 /** Listens on `port` (0 picks a free one). */
-export async function start(options: {
-  origin: string;
-  port: number;
-  host: string;
-  realm?: DemoRealmAdditions;
-}) {
+export async function start(options: DemoAppOptions & { port: number; host: string }) {
   const { app, provider } = createApp(options);
   const server = app.listen(options.port, options.host);
   await once(server, 'listening');

@@ -7,7 +7,7 @@ import {
   consentPage,
   createDemoProvider,
   csrfToken,
-  type DemoRealmAdditions,
+  type DemoAppOptions,
   DISCOVERY_PATH,
   EXPIRED_PAGE,
   FORBIDDEN_PAGE,
@@ -21,14 +21,11 @@ import {
 import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
-/**
- * The app with Gatehouse mounted at /auth; `origin` is the public URL browsers reach it at, and
- * `realm` what to add to the demo realm (scopes, resources, clients).
- */
-export async function createApp({ origin, realm }: { origin: string; realm?: DemoRealmAdditions }) {
+/** The app with Gatehouse mounted at /auth, at the origin and with the realm `options` give. */
+export async function createApp(options: DemoAppOptions) {
   // createProvider with the demo realm, sending the browser to /login and /consent below.
-  const provider = createDemoProvider(origin, realm);
-  const secure = origin.startsWith('https:');
+  const provider = createDemoProvider(options);
+  const secure = options.origin.startsWith('https:');
 
   const app = Fastify();
   app.addHook('onClose', () => provider.close());
@@ -87,12 +84,7 @@ export async function createApp({ origin, realm }: { origin: string; realm?: Dem
 }
 
 /** Listens on `port` (0 picks a free one). */
-export async function start(options: {
-  origin: string;
-  port: number;
-  host: string;
-  realm?: DemoRealmAdditions;
-}) {
+export async function start(options: DemoAppOptions & { port: number; host: string }) {
   const app = await createApp(options);
   await app.listen({ port: options.port, host: options.host });
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };

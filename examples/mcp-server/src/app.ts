@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { OutboundTransport } from '@gatehouse-oidc/core';
 import { createApp as createSignInApp } from '@gatehouse-oidc/example-express';
-import { REALM } from '@gatehouse-oidc/example-shared';
+import { type DemoRealmAdditions, REALM } from '@gatehouse-oidc/example-shared';
 import express from 'express';
 import { mountMcp } from './mcp-endpoint.js';
 import { mcpRealm } from './realm.js';
@@ -14,10 +15,14 @@ export interface McpAppOptions {
    * Without it, Gatehouse runs in this app: at /auth, with the Express example's login pages.
    */
   issuer?: string;
+  /** What the MCP server adds to the realm of the Gatehouse in this app; default `mcpRealm`. */
+  realm?: DemoRealmAdditions;
+  /** How the Gatehouse in this app sends outbound requests; default Node.js's transport. */
+  outbound?: OutboundTransport;
 }
 
 /** The MCP server, protected by the resource-server kit, with or without Gatehouse beside it. */
-export function createApp({ origin, issuer }: McpAppOptions) {
+export function createApp({ origin, issuer, realm, outbound }: McpAppOptions) {
   const resource = `${origin}/mcp`;
   if (issuer) {
     const app = express();
@@ -26,7 +31,11 @@ export function createApp({ origin, issuer }: McpAppOptions) {
   }
   // examples/express-app: Gatehouse at /auth and at the host root (RFC 8414), its own login and
   // consent pages and user table, and the demo realm with the MCP server's additions.
-  const { app, provider } = createSignInApp({ origin, realm: mcpRealm(resource) });
+  const { app, provider } = createSignInApp({
+    origin,
+    realm: realm ?? mcpRealm(resource),
+    ...(outbound && { outbound }),
+  });
   const embedded = `${origin}/auth/oauth/${REALM}`;
   mountMcp(app, { resource, issuer: embedded });
   return { app, issuer: embedded, close: () => provider.close() };

@@ -5,14 +5,18 @@ export const AGENT_CLIENT_ID = 'mcp-agent';
 
 /**
  * What the MCP server at `resource` adds to the realm: its scopes, itself as a protected resource
- * (tokens for it carry it as `aud`), the agent that may call it, and agents known by their client
- * ID metadata documents.
+ * (tokens for it carry it as `aud`), the agent that may call it, agents that register themselves
+ * and agents known by their client ID metadata documents.
  */
 export function mcpRealm(resource: string): DemoRealmAdditions {
   return {
     scopes: ['mcp:tools', 'mcp:admin'],
     // Agents that bring their own metadata: their client_id is the https URL of its document.
     client_id_metadata_documents: { enabled: true },
+    // Agents that register themselves (RFC 7591), with no initial access token as MCP SDKs send
+    // none. They register with the scope of the server's first challenge and ask for more on a
+    // step-up: each may use every scope, the user consenting to each.
+    registration: { open: true, registered_scope: 'all_offered' },
     resources: [{ uri: resource, client_id: 'mcp-server', scopes: ['mcp:tools', 'mcp:admin'] }],
     clients: [
       // The resource's own client, which it would introspect tokens as. It verifies JWTs instead.

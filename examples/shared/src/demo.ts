@@ -1,4 +1,9 @@
-import { createProvider, type Provider, type RealmInput } from '@gatehouse-oidc/core';
+import {
+  createProvider,
+  type OutboundTransport,
+  type Provider,
+  type RealmInput,
+} from '@gatehouse-oidc/core';
 import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import { accounts } from './users.js';
 
@@ -25,24 +30,39 @@ const DEMO_REALM: RealmInput = {
 /**
  * What an app adds to the demo realm: more scopes, protected resources and clients (the
  * interoperability tests add their relying parties, the MCP example its server and agent), and
- * agents known by their Client ID Metadata Documents.
+ * agents that register themselves or are known by their Client ID Metadata Documents.
  */
 export type DemoRealmAdditions = Pick<
   RealmInput,
-  'scopes' | 'resources' | 'clients' | 'client_id_metadata_documents'
+  'scopes' | 'resources' | 'clients' | 'client_id_metadata_documents' | 'registration'
 >;
+
+/** How an example app is set up. */
+export interface DemoAppOptions {
+  /** The public URL browsers reach the app at. */
+  origin: string;
+  /** What to add to the demo realm. */
+  realm?: DemoRealmAdditions;
+  /**
+   * How Gatehouse sends its outbound requests (client metadata documents); default Node.js's
+   * transport, which keeps them off private addresses and trusts Node.js's roots.
+   */
+  outbound?: OutboundTransport;
+}
 
 /**
  * The provider of an app whose public URL is `origin`, with Gatehouse mounted at /auth, the user
  * table below as its accounts, and the app's own /login and /consent pages for interactions.
  */
-export function createDemoProvider(origin: string, additions: DemoRealmAdditions = {}): Provider {
+export function createDemoProvider({
+  origin,
+  realm: additions = {},
+  outbound = nodeOutbound(),
+}: DemoAppOptions): Provider {
   return createProvider({
     baseUrl: `${origin}/auth`,
     accounts,
-    // Client metadata documents are fetched on Node.js's transport, which keeps them off private
-    // addresses.
-    outbound: nodeOutbound(),
+    outbound,
     // Where Gatehouse sends the browser when it needs the user: the app's /login or /consent.
     interactionUrl: ({ prompt, id }) => `${origin}/${prompt}?interaction=${encodeURIComponent(id)}`,
     realms: [
@@ -54,6 +74,7 @@ export function createDemoProvider(origin: string, additions: DemoRealmAdditions
         ...(additions.client_id_metadata_documents && {
           client_id_metadata_documents: additions.client_id_metadata_documents,
         }),
+        ...(additions.registration && { registration: additions.registration }),
       },
     ],
   });

@@ -7,6 +7,7 @@ export { csrfToken, validCsrf } from './csrf.js';
 export {
   banner,
   createDemoProvider,
+  type DemoAppOptions,
   type DemoRealmAdditions,
   DISCOVERY_PATH,
   REALM,

@@ -52,7 +52,8 @@ export interface ProviderContext {
 
 /**
  * Whether a realm may take a client from the metadata document at `url`, beside the realm's own
- * `allowed_hosts`: false refuses the client with `invalid_client`.
+ * `allowed_hosts`: false refuses the client with `invalid_client`. Asked on every request of the
+ * client, with a URL the provider keeps: read it, never change it.
  */
 export type AllowClientIdMetadataDocument = (
   url: URL,

@@ -4,6 +4,7 @@ import {
   createProvider,
   fetchTransport,
   type JwsSigner,
+  type OutboundTransport,
   type Provider,
   type Store,
 } from '@gatehouse-oidc/core';
@@ -62,6 +63,11 @@ export interface ServerOptions {
    * addresses.
    */
   fetch?: typeof fetch;
+  /**
+   * The transport of outbound calls, in place of `fetch`: `nodeOutbound({ ca })` to trust a
+   * private CA beside Node.js's roots.
+   */
+  outbound?: OutboundTransport;
   /** Replaces the CIBA webhook push of the config (tests, or another channel to the authenticator). */
   authenticatorPush?: AuthenticatorPush;
   /**
@@ -108,7 +114,8 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
   });
   const users = new UserDirectory((realm) => catalog.known(realm)?.users);
   // One transport for every outbound request: the provider's and the CIBA webhook's.
-  const outbound = options.fetch ? fetchTransport(options.fetch) : nodeOutbound();
+  const outbound =
+    options.outbound ?? (options.fetch ? fetchTransport(options.fetch) : nodeOutbound());
   const webhook = options.authenticatorPush
     ? undefined
     : new WebhookPush({

@@ -6,6 +6,7 @@ import type { GatehouseResponse } from '../http/types.js';
 import { ensureBrowserId } from '../interactions/browser-binding.js';
 import type { InteractionPrompt } from '../interactions/interaction.js';
 import { detailsOf, startInteraction } from '../interactions/interactions.js';
+import type { Client } from '../realms/realm.js';
 import type { LoadedSession } from '../sessions/session.js';
 import type { Revised } from '../store/store.js';
 import { redirected } from './authorization-error.js';
@@ -28,6 +29,8 @@ export interface AuthorizationProgress {
   method: string;
   /** The browser's Cookie header: interactions are bound to its browser id. */
   cookieHeader: string | undefined;
+  /** The request's client, when this request found it already: not looked up again. */
+  client?: Client;
 }
 
 /**
@@ -157,6 +160,6 @@ async function interaction(
     browser.id,
   );
   const cookies = browser.cookie ? [...progress.cookies, browser.cookie] : progress.cookies;
-  const details = await detailsOf(context, record);
+  const details = await detailsOf(context, record, progress.client);
   return redirect(context.interactionUrl(details), progress.method, cookies);
 }

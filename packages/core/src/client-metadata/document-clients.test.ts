@@ -59,7 +59,7 @@ beforeEach(() => {
   clients = new MetadataDocumentClients(clock.now, server.fetcher, 2);
 });
 
-const client = () => clients.client(realm, URL_ID, settings);
+const client = () => clients.client(realm, new URL(URL_ID), settings);
 const cacheControl = (value: string) => {
   server.answer = async () => ({
     status: 200,
@@ -119,8 +119,8 @@ describe('MetadataDocumentClients', () => {
   it('keeps nothing when the lower bound is 0 and the document says no-store', async () => {
     cacheControl('no-store');
     const strict = { ...settings, cache_seconds: { min: 0, max: 3600 } };
-    await clients.client(realm, URL_ID, strict);
-    await clients.client(realm, URL_ID, strict);
+    await clients.client(realm, new URL(URL_ID), strict);
+    await clients.client(realm, new URL(URL_ID), strict);
     expect(server.sent).toHaveLength(2);
     expect(clients.size).toBe(0);
   });
@@ -178,14 +178,14 @@ describe('MetadataDocumentClients', () => {
         body: JSON.stringify({ client_id: url, redirect_uris: ['https://a.example/cb'] }),
       };
     };
-    await clients.client(realm, other(1), settings);
-    await clients.client(realm, other(2), settings);
-    await clients.client(realm, other(1), settings);
-    await clients.client(realm, other(3), settings);
+    await clients.client(realm, new URL(other(1)), settings);
+    await clients.client(realm, new URL(other(2)), settings);
+    await clients.client(realm, new URL(other(1)), settings);
+    await clients.client(realm, new URL(other(3)), settings);
     expect(clients.size).toBe(2);
-    await clients.client(realm, other(1), settings);
+    await clients.client(realm, new URL(other(1)), settings);
     expect(server.sent).toHaveLength(3);
-    await clients.client(realm, other(2), settings);
+    await clients.client(realm, new URL(other(2)), settings);
     expect(server.sent).toHaveLength(4);
   });
 });

@@ -16,6 +16,8 @@ interface Kept {
   /** The client the document makes in the realm configuration it was last read for. */
   client: Client;
   realmConfig: RealmConfig;
+  /** The client_id, parsed once: findClient checks its host on every request. */
+  url: URL;
 }
 
 /**
@@ -35,16 +37,18 @@ export class MetadataDocumentClients {
     private readonly maxDocuments = DEFAULT_MAX_DOCUMENTS,
   ) {}
 
+  /** The parsed URL of the client_id of a document kept for `realm` and still fresh. */
+  keptUrl(realm: Realm, clientId: string): URL | undefined {
+    const kept = this.#kept.get(`${realm.name}\0${clientId}`);
+    return kept && this.now() < kept.expiresAt ? kept.url : undefined;
+  }
+
   /**
    * The client whose client_id is `url` in `realm`; rejects with a MetadataDocumentError when its
    * document cannot be fetched or makes no valid client.
    */
-  async client(
-    realm: Realm,
-    url: string,
-    settings: ClientMetadataDocumentsConfig,
-  ): Promise<Client> {
-    const key = `${realm.name}\0${url}`;
+  async client(realm: Realm, url: URL, settings: ClientMetadataDocumentsConfig): Promise<Client> {
+    const key = `${realm.name}\0${url.href}`;
     const kept = this.#kept.get(key);
     if (kept) this.#kept.delete(key);
     if (kept && this.now() < kept.expiresAt) {
@@ -69,14 +73,14 @@ export class MetadataDocumentClients {
   async #load(
     key: string,
     realm: Realm,
-    url: string,
+    url: URL,
     settings: ClientMetadataDocumentsConfig,
   ): Promise<Kept> {
-    const fetched: FetchedDocument = await fetchMetadataDocument(this.fetcher, url, settings);
-    const client = documentClient(fetched.text, url, realm, settings);
+    const fetched: FetchedDocument = await fetchMetadataDocument(this.fetcher, url.href, settings);
+    const client = documentClient(fetched.text, url.href, realm, settings);
     const seconds = keptSeconds(fetched.cacheControl, settings.cache_seconds);
     const expiresAt = this.now() + seconds * 1000;
-    const kept = { text: fetched.text, expiresAt, client, realmConfig: realm.config };
+    const kept = { text: fetched.text, expiresAt, client, realmConfig: realm.config, url };
     if (seconds > 0) this.#keep(key, kept);
     return kept;
   }

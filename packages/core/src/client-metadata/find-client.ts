@@ -18,14 +18,17 @@ export async function findClient(
   context: RealmContext,
   clientId: string,
 ): Promise<Client | undefined> {
-  const configured = context.realm.clients.get(clientId);
+  const { realm, allowClientIdMetadataDocument: hostAllows } = context;
+  const configured = realm.clients.get(clientId);
   if (configured) return configured;
-  const settings = context.realm.config.client_id_metadata_documents;
-  const url = documentUrlIn(context.realm, clientId);
+  const settings = realm.config.client_id_metadata_documents;
+  const url = settings?.enabled
+    ? (context.metadataDocumentClients.keptUrl(realm, clientId) ?? metadataDocumentUrl(clientId))
+    : undefined;
   if (!settings || !url) return registeredClient(context, clientId);
   if (
     !isAllowedHost(url.hostname, settings.allowed_hosts) ||
-    (await context.allowClientIdMetadataDocument?.(url, context.realm.name)) === false
+    (hostAllows && (await hostAllows(url, realm.name)) === false)
   ) {
     throw new OAuthError(
       'invalid_client',
@@ -33,7 +36,7 @@ export async function findClient(
     );
   }
   try {
-    return await context.metadataDocumentClients.client(context.realm, clientId, settings);
+    return await context.metadataDocumentClients.client(realm, url, settings);
   } catch (error) {
     if (!(error instanceof MetadataDocumentError)) throw error;
     throw new OAuthError('invalid_client', error.message, { cause: error });

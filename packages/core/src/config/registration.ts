@@ -51,6 +51,12 @@ export const registrationSchema = z.strictObject({
     .describe(
       'The scopes a registered client may have, among the realm’s; it gets all of them when it names none. Default: the realm’s scopes.',
     ),
+  registered_scope: z
+    .enum(['as_requested', 'all_offered'])
+    .default('as_requested')
+    .describe(
+      'The scopes a registered client may ask for later: those its registration named (`as_requested`), or every scope offered to registered clients (`all_offered`), which its registration answer then lists (RFC 7591 §3.2.1). `all_offered` suits agents that register with the scope they need first and ask for more on a step-up, as MCP SDK agents do; the user still consents to each scope.',
+    ),
   redirect_uri_schemes: z
     .array(z.string().regex(SCHEME, 'must be a URI scheme in lower case'))
     .min(1)

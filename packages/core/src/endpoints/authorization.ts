@@ -42,6 +42,7 @@ export const authorizationEndpoint: EndpointHandler = async (request, context) =
         cookies: [],
         method: request.method,
         cookieHeader: request.headers.cookie,
+        client: trusted.client,
       });
     });
   });

@@ -1,5 +1,6 @@
 import { claimsForScopes, pickClaims } from '../accounts/claims.js';
-import type { EndpointHandler } from '../context.js';
+import { findClient } from '../client-metadata/find-client.js';
+import type { EndpointHandler, RealmContext } from '../context.js';
 import { dpopChallenge, dpopError } from '../dpop/challenge.js';
 import { withDpopNonce } from '../dpop/nonce-header.js';
 import { checkTokenBinding, presentedAccessToken } from '../dpop/resource-request.js';
@@ -9,6 +10,7 @@ import { withClientCors, withRealmCors } from '../http/cors.js';
 import { parseUrlEncoded } from '../http/form.js';
 import { emptyResponse, NO_STORE_HEADERS, noStoreJson } from '../http/responses.js';
 import type { GatehouseRequest } from '../http/types.js';
+import type { Client } from '../realms/realm.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 
@@ -69,8 +71,22 @@ export const userinfoEndpoint: EndpointHandler = withDpopNonce(async (request, c
     nbf: record.nbf,
     exp: record.exp,
   });
-  return withClientCors(claims, request, realm.clients.get(record.client_id));
+  return withClientCors(claims, request, await clientForCors(context, record.client_id));
 });
+
+/**
+ * The client a token was issued to, for its origins: configured, registered or described by its
+ * document. None when it cannot be had now (its document no longer makes a client): the claims
+ * are then readable by no script, and still answered.
+ */
+async function clientForCors(context: RealmContext, clientId: string): Promise<Client | undefined> {
+  try {
+    return await findClient(context, clientId);
+  } catch (error) {
+    if (error instanceof OAuthError) return undefined;
+    throw error;
+  }
+}
 
 function tokenInQuery(
   query: string,

@@ -6,6 +6,7 @@ import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { ENDPOINT_PATHS } from '../endpoints/paths.js';
 import type { GatehouseRequest } from '../http/types.js';
+import type { Client } from '../realms/realm.js';
 import type { Revised } from '../store/store.js';
 import { browserIdOf } from './browser-binding.js';
 import {
@@ -101,12 +102,14 @@ export async function interactionDetails(
   return await detailsOf(context, read.value);
 }
 
+/** What the host's page shows of an interaction; `found` is its client when the caller has it. */
 export async function detailsOf(
   context: RealmContext,
   record: InteractionRecord,
+  found?: Client,
 ): Promise<InteractionDetails> {
   const { request } = record;
-  const client = await findClient(context, request.clientId);
+  const client = found ?? (await findClient(context, request.clientId));
   const details: InteractionDetails = {
     id: record.id,
     realm: record.realm,

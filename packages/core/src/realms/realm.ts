@@ -10,6 +10,7 @@ import {
 import type { TrustedIssuerConfig, TrustedIssuerProfile } from '../config/trusted-issuer.js';
 import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
+import { ANY_ORIGIN, type Origins } from '../http/cors.js';
 import type { UrlAuthor } from '../outbound/outbound.js';
 
 /**
@@ -111,8 +112,13 @@ export interface Realm {
    * advertises these for ID tokens, and the JWKS publishes a key of each from its first answer.
    */
   readonly signingAlgorithms: readonly SigningAlgorithm[];
-  /** Every client's allowed origins: who may send a CORS preflight, which names no client. */
-  readonly corsOrigins: ReadonlySet<string>;
+  /**
+   * Who may send a CORS preflight (which names no client) and read an answer for no client in
+   * particular: every configured client's allowed origins. In a realm that takes clients
+   * outsiders describe (metadata documents, registration) any origin: such a client can have any
+   * origin, and comes without notice; an answer for a client stays readable by its origins only.
+   */
+  readonly corsOrigins: Origins;
   /**
    * The largest lifetime of anything this realm signs (access, ID and logout tokens): how long a
    * retired key must stay published.
@@ -131,7 +137,9 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
     issuer,
     config: frozen,
     clients: new Map(clients.map((client) => [client.id, client])),
-    corsOrigins: new Set(clients.flatMap((client) => [...client.allowedOrigins])),
+    corsOrigins: takesOutsideClients(frozen)
+      ? ANY_ORIGIN
+      : new Set(clients.flatMap((client) => [...client.allowedOrigins])),
     signingAlgorithms: Object.freeze([
       ...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
     ]),
@@ -189,6 +197,10 @@ function buildTrustedIssuer(config: TrustedIssuerConfig): TrustedIssuer {
       : createLocalJWKSet({ keys: [...(jwks?.keys ?? [])] }),
   });
 }
+
+/** Whether clients whose metadata an outsider writes may come: documents, registrations. */
+const takesOutsideClients = (config: RealmConfig): boolean =>
+  config.client_id_metadata_documents?.enabled === true || config.registration !== undefined;
 
 /** The origins of the http(s) redirect URIs; a native app's private-use scheme has none. */
 function redirectOrigins(redirectUris: readonly string[]): string[] {

@@ -68,6 +68,17 @@ describe('registeredClientConfig', () => {
     expect(config?.client_name).toBeUndefined();
   });
 
+  it('gives every offered scope for all_offered, still refusing a scope outside them', async () => {
+    const asked = { redirect_uris: [REDIRECT], scope: 'mcp:tools' };
+    expect((await outcome(asked)).config?.scope).toBe('mcp:tools');
+    const widened = await outcome(asked, { registered_scope: 'all_offered' });
+    expect(widened.config?.scope).toBe('openid profile mcp:tools');
+    const offered = { registered_scope: 'all_offered', scopes: ['openid', 'mcp:tools'] };
+    expect((await outcome(asked, offered)).config?.scope).toBe('openid mcp:tools');
+    const outside = await outcome({ ...asked, scope: 'profile' }, offered);
+    expect(outside).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
   it.each([
     ['a body that is no object', [REDIRECT], {}, 'invalid_client_metadata', 'JSON object'],
     ['no redirect URI for the code grant', {}, {}, 'invalid_redirect_uri', 'at least one URI'],

@@ -81,7 +81,9 @@ export function registeredClientConfig(
   const problems = [...policyIssues(config, realm, settings, allowedScopes)];
   if (problems.length === 0) problems.push(...clientIssues(config));
   if (problems.length > 0) throw refusal(problems);
-  return config;
+  return settings.registered_scope === 'all_offered'
+    ? { ...config, scope: allowedScopes.join(' ') }
+    : config;
 }
 
 /** What the realm's registration policy refuses, though a configured client could have it. */

@@ -63,3 +63,44 @@ describe('ApiRealms with another key than the one a realm was written with', () 
     ]);
   });
 });
+
+describe('ApiRealms and the initial access token of a realm with registration', () => {
+  const TOKEN = 'initial-access-token-of-shop-0123456789';
+  const WITH_REGISTRATION = { ...REALM, registration: { initial_access_token: TOKEN } };
+  const box = () => new SecretBox('writer-cookie-secret-0123456789abcdef');
+
+  it('keeps it sealed apart in the store, and opens it for the server', async () => {
+    const store = new MemoryStore();
+    const realms = new ApiRealms(store, box());
+    await realms.write('shop', undefined, WITH_REGISTRATION);
+    const stored = (await realms.read('shop'))?.value;
+    if (!stored) throw new Error('shop was not written');
+    expect(JSON.stringify(stored)).not.toContain(TOKEN);
+    expect(stored.realm.registration).toEqual({});
+    expect(stored.initial_access_token).toMatch(/^v1\./);
+    expect(realms.decode('shop', stored).registration?.initial_access_token).toBe(TOKEN);
+    expect(realms.withoutSecrets(stored).registration?.initial_access_token).toBeUndefined();
+  });
+
+  it('does not open for another realm, nor with another key, and says so without it', async () => {
+    const store = new MemoryStore();
+    const writer = new ApiRealms(store, box());
+    await writer.write('shop', undefined, { ...WITH_REGISTRATION, clients: [] });
+    const stored = (await writer.read('shop'))?.value;
+    if (!stored) throw new Error('shop was not written');
+    expect(() => writer.open('other', stored)).toThrow(RealmSecretsUnreadable);
+    const reader = new ApiRealms(store, new SecretBox('reader-cookie-secret-0123456789abcdef'));
+    const error = (() => {
+      try {
+        reader.open('shop', stored);
+      } catch (thrown) {
+        return thrown as RealmSecretsUnreadable;
+      }
+    })();
+    expect(error?.initialAccessToken).toBe(true);
+    expect(error?.message).toContain(
+      'realm "shop" cannot be served: its registration\'s initial access token does not open',
+    );
+    expect(error?.message).not.toContain(TOKEN);
+  });
+});

@@ -21,6 +21,8 @@ export interface StoredRealm {
   secrets: Record<string, string>;
   /** The sealed previous secret of each client within a rotation's overlap, by client_id. */
   previous_secrets?: Record<string, string>;
+  /** The sealed `registration.initial_access_token`, when the realm has one. */
+  initial_access_token?: string;
 }
 
 /** The client fields that hold a secret, and where the store keeps each sealed. */
@@ -68,6 +70,7 @@ export class ApiRealms {
    * when they were sealed with another key.
    */
   open(name: string, stored: StoredRealm): RealmObject {
+    const registration = this.#openedRegistration(name, stored);
     const unreadable = new Set<string>();
     const withSecrets = clientsOf(stored.realm).map((client) => {
       const opened: RealmObject = { ...client };
@@ -82,10 +85,31 @@ export class ApiRealms {
       }
       return unreadable.has(String(client.client_id)) ? client : opened;
     });
-    if (unreadable.size > 0) {
-      throw new RealmSecretsUnreadable(name, [...unreadable], this.#box.durable);
+    if (unreadable.size > 0 || registration === UNREADABLE) {
+      throw new RealmSecretsUnreadable(name, [...unreadable], this.#box.durable, {
+        initialAccessToken: registration === UNREADABLE,
+      });
     }
-    return { ...stored.realm, clients: withSecrets };
+    return {
+      ...stored.realm,
+      ...(registration === undefined ? {} : { registration }),
+      clients: withSecrets,
+    };
+  }
+
+  /** The realm's registration with its initial access token opened; undefined without one. */
+  #openedRegistration(
+    name: string,
+    stored: StoredRealm,
+  ): RealmObject | undefined | typeof UNREADABLE {
+    const sealed = stored.initial_access_token;
+    if (typeof sealed !== 'string') return undefined;
+    try {
+      const token = this.#box.open(sealed, initialAccessTokenContext(name));
+      return { ...registrationOf(stored.realm), initial_access_token: token };
+    } catch {
+      return UNREADABLE;
+    }
   }
 
   /** The stored realm as the server uses it; throws as `open` does. */
@@ -115,7 +139,7 @@ export class ApiRealms {
     return problems.flat();
   }
 
-  /** The realm as the store keeps it: client secrets sealed and set apart. */
+  /** The realm as the store keeps it: client secrets and the initial access token sealed apart. */
   #seal(name: string, realm: RealmObject): StoredRealm {
     // No prototype: a client_id such as "__proto__" or "constructor" is a key like any other.
     const sealed = { secrets: Object.create(null), previous_secrets: Object.create(null) };
@@ -133,9 +157,30 @@ export class ApiRealms {
       }
       return rest;
     });
-    return { realm: { ...realm, clients: withoutSecrets }, ...sealed };
+    const { initial_access_token: token, ...registration } = registrationOf(realm);
+    if (typeof token !== 'string')
+      return { realm: { ...realm, clients: withoutSecrets }, ...sealed };
+    return {
+      realm: { ...realm, registration, clients: withoutSecrets },
+      ...sealed,
+      initial_access_token: this.#box.seal(token, initialAccessTokenContext(name)),
+    };
   }
 }
+
+/** A sealed value that does not open with this server's key. */
+const UNREADABLE = Symbol('unreadable');
+
+function registrationOf(realm: RealmObject): RealmObject {
+  const { registration } = realm;
+  return typeof registration === 'object' && registration !== null && !Array.isArray(registration)
+    ? (registration as RealmObject)
+    : {};
+}
+
+/** What a sealed initial access token is bound to: this realm's registration only. */
+const initialAccessTokenContext = (realm: string): string =>
+  JSON.stringify([realm, 'registration.initial_access_token']);
 
 /** The client's own sealed secret: never one inherited from Object.prototype ("constructor"). */
 function sealedSecretOf(secrets: Record<string, string>, client: RealmObject): string | undefined {

@@ -150,7 +150,7 @@ export class RealmEditor {
       const next = change(current);
       if ('status' in next) return next;
       // Only the secrets the change gives anew can be written: the stored ones do not open.
-      if (unreadable && clientsOf(next.realm).some((client) => lacksSecret(client, unreadable))) {
+      if (unreadable && lacksUnreadableSecret(next.realm, unreadable)) {
         return { status: 'secrets_unreadable', error: unreadable };
       }
       const issues = this.#problems(next.realm);
@@ -185,12 +185,21 @@ export class RealmEditor {
     return [...issues, ...inInput(this.#ruleIssues(value))];
   }
 
-  /** The cross-field rules, and whether client secrets can be kept. */
+  /** The cross-field rules, and whether client secrets and the initial access token can be kept. */
   #ruleIssues(realm: ServerRealmConfig): ConfigIssue[] {
     const { issues } = validateRealms([{ path: '', input: providerRealm(realm) }]);
     if (!this.#secretsWouldBeLost) return issues;
     return [
       ...issues,
+      ...(realm.registration?.initial_access_token === undefined
+        ? []
+        : [
+            {
+              path: 'registration.initial_access_token',
+              message:
+                'cannot be kept: set cookie_secret in the config, the key it is encrypted with in the shared store',
+            },
+          ]),
       ...realm.clients.flatMap((client, index) =>
         client.client_secret === undefined
           ? []
@@ -249,7 +258,35 @@ function keepSecrets(realm: RealmObject, current: RealmObject | undefined): Real
         return hash === undefined ? user : { ...user, password_hash: hash };
       })
     : realm.users;
-  return { ...realm, clients, users };
+  return { ...realm, clients, users, ...keptInitialAccessToken(realm, current) };
+}
+
+/**
+ * A registration that names neither an initial access token nor `open` keeps the token it has,
+ * which the admin API never shows.
+ */
+function keptInitialAccessToken(realm: RealmObject, current: RealmObject): RealmObject {
+  const { registration } = realm;
+  const token = isObject(current.registration)
+    ? current.registration.initial_access_token
+    : undefined;
+  if (!isObject(registration) || token === undefined || !lacksInitialAccess(registration)) {
+    return {};
+  }
+  return { registration: { ...registration, initial_access_token: token } };
+}
+
+const lacksInitialAccess = (registration: RealmObject): boolean =>
+  registration.initial_access_token === undefined && registration.open !== true;
+
+/** A secret the change does not give anew, where the stored one does not open. */
+function lacksUnreadableSecret(realm: RealmObject, unreadable: RealmSecretsUnreadable): boolean {
+  if (clientsOf(realm).some((client) => lacksSecret(client, unreadable))) return true;
+  return (
+    unreadable.initialAccessToken &&
+    isObject(realm.registration) &&
+    lacksInitialAccess(realm.registration)
+  );
 }
 
 const KEPT_SECRET_FIELDS = [
