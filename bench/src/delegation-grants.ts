@@ -1,5 +1,5 @@
 import { createProvider, type Provider } from '@gatehouse-oidc/core';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 /**
@@ -28,6 +28,7 @@ const idpKey = { ...(await exportJWK(idp.publicKey)), kid: 'idp', alg: 'ES256' }
 const provider: Provider = createProvider({
   baseUrl: 'http://127.0.0.1',
   signer: nodeCryptoSigner(),
+  verifier: nodeCryptoVerifier(),
   realms: [
     {
       name: 'bench',
