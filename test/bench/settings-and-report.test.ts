@@ -18,6 +18,7 @@ describe('bench settings', () => {
         'refresh_token',
         'ciba_initiation',
         'resource_server_verify',
+        'delegation_grants',
       ],
       servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
       poolRate: 12_000,
