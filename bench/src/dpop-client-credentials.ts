@@ -1,5 +1,5 @@
 import { createProvider, type GatehouseRequest, type Provider } from '@gatehouse-oidc/core';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { dpopKey } from '../../test/support/dpop.js';
 import { proofsOf } from './dpop-proofs.js';
 import { BENCH_SERVICE_CLIENT, TOKEN_REQUEST_BODY } from './token-request.js';
@@ -22,6 +22,7 @@ const TOKEN_PATH = '/oauth/bench/token';
 const provider: Provider = createProvider({
   baseUrl: BASE_URL,
   signer: nodeCryptoSigner(),
+  verifier: nodeCryptoVerifier(),
   realms: [
     {
       name: 'bench',

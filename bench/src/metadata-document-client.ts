@@ -1,5 +1,5 @@
 import { createProvider, type Provider } from '@gatehouse-oidc/core';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { cpuMicrosPerCall, median } from './cpu-rounds.js';
 
 /**
@@ -21,6 +21,7 @@ const DOCUMENT = { client_id: AGENT, client_name: 'Agent', redirect_uris: [REDIR
 const provider: Provider = createProvider({
   baseUrl: 'http://127.0.0.1',
   signer: nodeCryptoSigner(),
+  verifier: nodeCryptoVerifier(),
   realms: [
     {
       name: 'bench',

@@ -1,5 +1,5 @@
 import { createProvider, type GatehouseRequest, type Provider } from '@gatehouse-oidc/core';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { cpuMicrosPerCall, median } from './cpu-rounds.js';
 
 /**
@@ -17,6 +17,7 @@ const SECRET = 'a-configured-secret-of-the-bench-client-0123';
 const provider: Provider = createProvider({
   baseUrl: 'http://127.0.0.1',
   signer: nodeCryptoSigner(),
+  verifier: nodeCryptoVerifier(),
   realms: [
     {
       name: 'bench',

@@ -2,6 +2,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { anonymousMemory } from './anonymous-memory.js';
+import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
 import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
@@ -17,6 +18,7 @@ import { measureVerification, verificationLines } from './resource-server-verify
 import { scenarioRequests } from './scenario-requests.js';
 import {
   ANONYMOUS_MEMORY,
+  DELEGATION_GRANTS,
   RESOURCE_SERVER_VERIFY,
   type RequestScenarioName,
   SCENARIOS,
@@ -54,6 +56,12 @@ for (const scenario of settings.scenarios) {
     console.log(`\n== ${scenario}`);
     const figures = await measureVerification(settings.verifyCalls, Math.max(9, settings.rounds));
     for (const line of verificationLines(figures)) console.log(line);
+    continue;
+  }
+  if (scenario === DELEGATION_GRANTS) {
+    console.log(`\n== ${scenario}`);
+    const figures = await measureDelegationGrants(Math.max(8, settings.rounds));
+    for (const line of delegationLines(figures)) console.log(line);
     continue;
   }
   const servers = settings.servers.filter((name) => SCENARIOS.get(scenario)?.includes(name));

@@ -8,7 +8,8 @@ import type { GrantType } from './token-request.js';
 export type ScenarioName =
   | RequestScenarioName
   | typeof ANONYMOUS_MEMORY
-  | typeof RESOURCE_SERVER_VERIFY;
+  | typeof RESOURCE_SERVER_VERIFY
+  | typeof DELEGATION_GRANTS;
 /** The scenarios that load one request on the servers of SCENARIOS. */
 export type RequestScenarioName =
   | GrantType
@@ -31,6 +32,9 @@ export const ANONYMOUS_MEMORY = 'anonymous_memory';
 /** The resource-server kit's JWT verification beside jose's, in process (resource-server-verify.ts). */
 export const RESOURCE_SERVER_VERIFY = 'resource_server_verify';
 
+/** Token exchange and jwt-bearer beside client_credentials, in process (delegation-grants.ts). */
+export const DELEGATION_GRANTS = 'delegation_grants';
+
 /**
  * The benchmarked requests and the servers measured on each. The ceiling answers
  * client_credentials only: its fixed answer is a floor for that request, not for a code exchange
@@ -50,6 +54,7 @@ export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> 
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [
   ...SCENARIOS.keys(),
   RESOURCE_SERVER_VERIFY,
+  DELEGATION_GRANTS,
 ];
 
 export const SCENARIO_NAMES: readonly ScenarioName[] = [...DEFAULT_SCENARIOS, ANONYMOUS_MEMORY];

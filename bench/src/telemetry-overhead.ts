@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createProvider, type Instrumentation, type Provider } from '@gatehouse-oidc/core';
 import { openTelemetry } from '@gatehouse-oidc/core/opentelemetry';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { ExportResultCode } from '@opentelemetry/core';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import {
@@ -67,6 +67,7 @@ function benchProvider(instrumentation?: Instrumentation): Provider {
   return createProvider({
     baseUrl: 'http://127.0.0.1',
     signer: nodeCryptoSigner(),
+    verifier: nodeCryptoVerifier(),
     ...(instrumentation ? { instrumentation } : {}),
     realms: [
       {

@@ -20,6 +20,7 @@ describe('bench settings', () => {
         'dpop_client_credentials',
         'par_authorization_code',
         'resource_server_verify',
+        'delegation_grants',
       ],
       servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
       poolRate: 12_000,

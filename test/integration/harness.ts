@@ -6,6 +6,7 @@ import {
   createProvider,
   type GatehouseResponse,
   type JwsSigner,
+  type JwsVerifier,
   MemoryStore,
   type Provider,
   type ProviderOptions,
@@ -13,6 +14,7 @@ import {
   type RecordOptions,
 } from '@gatehouse-oidc/core';
 import { type FakeClock, fakeClock } from '@gatehouse-oidc/core/testing';
+import { nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import type { CryptoKey } from 'jose';
 import { expect } from 'vitest';
 import {
@@ -103,6 +105,8 @@ export interface HarnessOptions {
   clock?: FakeClock;
   /** Signs the realm's tokens; the provider's WebCrypto default otherwise. */
   signer?: JwsSigner;
+  /** Checks the signatures of JWTs presented; the provider's WebCrypto default otherwise. */
+  verifier?: JwsVerifier;
   /** The user store; `TEST_ACCOUNTS` (test/support/fixtures.ts) by default. */
   accounts?: Accounts;
   /** For realms with CIBA. */
@@ -121,6 +125,15 @@ export interface HarnessOptions {
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
 /** A provider over the test realm with a fake clock and a recording store, driven in-process. */
+/**
+ * The verifier asked for, else node:crypto's when the run sets `GATEHOUSE_TEST_VERIFIER=node`
+ * (the same suites then prove both verifiers), else the provider's WebCrypto default.
+ */
+function verifierOption(verifier: JwsVerifier | undefined): { verifier?: JwsVerifier } {
+  if (verifier) return { verifier };
+  return process.env.GATEHOUSE_TEST_VERIFIER === 'node' ? { verifier: nodeCryptoVerifier() } : {};
+}
+
 export async function createHarness(options: HarnessOptions = {}) {
   const clock = options.clock ?? fakeClock();
   const keys: ClientKeyPair = await clientKeyPair();
@@ -137,6 +150,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     now: clock.now,
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
+    ...verifierOption(options.verifier),
     accounts: options.accounts ?? TEST_ACCOUNTS,
     ...(options.authenticatorPush ? { authenticatorPush: options.authenticatorPush } : {}),
     ...(options.limits ? { limits: options.limits } : {}),

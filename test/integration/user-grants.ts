@@ -7,6 +7,7 @@ import {
   fetchTransport,
   StoreKeyStore,
   webCryptoSigner,
+  webCryptoVerifier,
 } from '@gatehouse-oidc/core';
 import { bodyLimit } from '@gatehouse-oidc/core/adapter';
 import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
@@ -183,6 +184,7 @@ export async function userGrants(h: Harness, realmName = 'test') {
     store: h.store,
     keys: new StoreKeyStore(h.store, { now: h.clock.now }),
     signer: webCryptoSigner(),
+    verifier: webCryptoVerifier(),
     now: h.clock.now,
     maxBodyBytes: bodyLimit(h.provider),
     limits: { interactionsPerRealm: 10_000, logoutConfirmationsPerRealm: 1_000 },

@@ -5,7 +5,7 @@ import {
   type Provider,
 } from '@gatehouse-oidc/core';
 import { gatehouse } from '@gatehouse-oidc/fastify';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import Fastify from 'fastify';
 import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL, CIBA_GRANT_TYPE } from '../ciba-request.js';
 import {
@@ -54,6 +54,7 @@ export async function startOurs(benchStore: BenchStore = memoryStore()): Promise
   const provider = createProvider({
     baseUrl: BASE_URL,
     signer: nodeCryptoSigner(),
+    verifier: nodeCryptoVerifier(),
     store,
     authenticatorPush,
     realms: [

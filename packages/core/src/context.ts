@@ -7,6 +7,7 @@ import type { DpopNonces } from './dpop/nonces.js';
 import type { EventSink } from './events/emit.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
 import type { InteractionDetails } from './interactions/interaction.js';
+import type { JwsVerifier } from './keys/jws-verifier.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { JwsSigner } from './keys/signing-key.js';
 import type { BackchannelDelivery } from './logout/backchannel-delivery.js';
@@ -20,6 +21,7 @@ export interface ProviderContext {
   readonly store: Store;
   readonly keys: KeyStore;
   readonly signer: JwsSigner;
+  readonly verifier: JwsVerifier;
   /** Milliseconds since the epoch; injectable so tests control time. */
   readonly now: () => number;
   readonly maxBodyBytes: number;

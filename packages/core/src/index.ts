@@ -66,10 +66,12 @@ export type {
   LoginResult,
 } from './interactions/interaction.js';
 export { InteractionError } from './interactions/interactions.js';
+export type { JwsVerifier, VerificationAlgorithm } from './keys/jws-verifier.js';
 export type { KeyStore } from './keys/key-store.js';
 export type { JwsSigner, PublicJwk, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
+export { webCryptoVerifier } from './keys/webcrypto-verifier.js';
 export { BackchannelLogoutError } from './logout/backchannel-delivery.js';
 export { ENGLISH_LOGOUT_MESSAGES, type LogoutMessages } from './logout/messages.js';
 export {

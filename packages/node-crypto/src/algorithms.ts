@@ -1,45 +1,54 @@
-import { constants, createPrivateKey, createPublicKey, type SignKeyObjectInput } from 'node:crypto';
-import type { PublicJwk, SigningAlgorithm, SigningKey } from '@gatehouse-oidc/core';
+import { constants, createPrivateKey, type SignKeyObjectInput } from 'node:crypto';
+import type { SigningKey, VerificationAlgorithm } from '@gatehouse-oidc/core';
 
 /**
- * What `node:crypto.sign` (or `verify`, for a public key) needs for one key: the digest name and
- * the KeyObject with its options.
+ * What `node:crypto.sign` needs for one key: the digest name and the KeyObject with its options.
  */
 export interface PreparedKey {
   readonly digest: string | null;
   readonly key: SignKeyObjectInput;
 }
 
-/** Per JWS algorithm: the digest `sign` is given and the options beside the KeyObject. */
-const ALGORITHMS: Record<
-  SigningAlgorithm,
-  { digest: string | null; options: Omit<SignKeyObjectInput, 'key'> }
-> = {
-  // JWS wants r‖s (RFC 7518 §3.4), not the DER node:crypto produces by default.
-  ES256: { digest: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
-  // Ed25519 hashes internally; node:crypto takes no digest for it.
-  EdDSA: { digest: null, options: {} },
-  RS256: { digest: 'sha256', options: {} },
-  PS256: {
-    digest: 'sha256',
-    options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 },
-  },
+/** How `node:crypto` signs and verifies one JWS algorithm: its digest and the key's options. */
+export interface NodeAlgorithm {
+  readonly digest: string | null;
+  readonly options: Omit<SignKeyObjectInput, 'key'>;
+}
+
+const rsa = (bits: 256 | 384 | 512): NodeAlgorithm => ({ digest: `sha${bits}`, options: {} });
+// The salt is as long as the hash (RFC 7518 §3.5).
+const pss = (bits: 256 | 384 | 512): NodeAlgorithm => ({
+  digest: `sha${bits}`,
+  options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: bits / 8 },
+});
+// JWS wants r‖s (RFC 7518 §3.4), not the DER node:crypto produces by default.
+const ecdsa = (bits: 256 | 384 | 512): NodeAlgorithm => ({
+  digest: `sha${bits}`,
+  options: { dsaEncoding: 'ieee-p1363' },
+});
+// Ed25519 hashes internally; node:crypto takes no digest for it.
+const ed25519: NodeAlgorithm = { digest: null, options: {} };
+
+/** Per JWS algorithm: the digest `sign` and `verify` are given and the options beside the KeyObject. */
+export const NODE_ALGORITHMS: Record<VerificationAlgorithm, NodeAlgorithm> = {
+  RS256: rsa(256),
+  RS384: rsa(384),
+  RS512: rsa(512),
+  PS256: pss(256),
+  PS384: pss(384),
+  PS512: pss(512),
+  ES256: ecdsa(256),
+  ES384: ecdsa(384),
+  ES512: ecdsa(512),
+  EdDSA: ed25519,
+  Ed25519: ed25519,
 };
 
 /** Turns the private JWK into a KeyObject once; the result is reused for every signature. */
 export function prepareKey(key: SigningKey): PreparedKey {
-  const { digest, options } = ALGORITHMS[key.alg];
+  const { digest, options } = NODE_ALGORITHMS[key.alg];
   return {
     digest,
     key: { ...options, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) },
-  };
-}
-
-/** The same for a published key, to verify with under its own `alg`. */
-export function preparePublicKey(publicKey: PublicJwk): PreparedKey {
-  const { digest, options } = ALGORITHMS[publicKey.alg];
-  return {
-    digest,
-    key: { ...options, key: createPublicKey({ key: publicKey, format: 'jwk' }) },
   };
 }

@@ -1,10 +1,10 @@
 import type { Worker } from 'node:worker_threads';
-import type { JwsSigner, PublicJwk, SigningKey } from '@gatehouse-oidc/core';
+import type { JwsSigner, SigningKey } from '@gatehouse-oidc/core';
 import { KeyCache, signingMaterial } from '@gatehouse-oidc/core/adapter';
-import { type PreparedKey, prepareKey, preparePublicKey } from './algorithms.js';
+import { type PreparedKey, prepareKey } from './algorithms.js';
 import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.js';
 
-/** How a job's result settles its caller: a signature for `sign`, a boolean for `verify`. */
+/** How a job's result settles its caller. */
 interface Waiter {
   settle(result: unknown): void;
   reject(error: Error): void;
@@ -37,7 +37,7 @@ interface SentBatch {
  */
 const MAX_BATCH_SIZE = 8;
 
-/** Keys of each kind kept prepared; a realm has a few, so this only bounds a churning key store. */
+/** Keys kept prepared; a realm has a few, so this only bounds a churning key store. */
 const MAX_KEYS = 1000;
 
 /**
@@ -45,8 +45,7 @@ const MAX_KEYS = 1000;
  * on a worker thread. Requests that need a signature in the same event-loop turn go to the worker
  * as one message, so under load the event loop pays one thread wake-up per batch instead of one
  * per signature (the libuv-pool form of `sign` spent about 11 µs per request on that alone); see
- * docs/performance.md. The realm's own tokens presented back (ID token hints, JWT access tokens)
- * are verified on the same thread, in the same batches. Inject it with
+ * docs/performance.md. Signatures are checked by `nodeCryptoVerifier`, on the event loop. Inject it with
  * `createProvider({ signer: nodeCryptoSigner() })`.
  */
 export function nodeCryptoSigner(): JwsSigner {
@@ -55,7 +54,6 @@ export function nodeCryptoSigner(): JwsSigner {
   let dropped: string[] = [];
   const dropKey = ({ id }: WorkerKey) => dropped.push(id);
   const signingKeys = new KeyCache<WorkerKey>(MAX_KEYS, dropKey);
-  const verificationKeys = new KeyCache<WorkerKey>(MAX_KEYS, dropKey);
   /** A key with a new id; ids are never reused, so a dropped key cannot be mistaken. */
   const workerKey = (prefix: string, key: PreparedKey): WorkerKey => ({
     id: `${prefix}:${nextKeyId++}`,
@@ -169,32 +167,6 @@ export function nodeCryptoSigner(): JwsSigner {
             result instanceof Uint8Array
               ? resolve(result)
               : reject(new Error(`signing failed: ${String(result)}`)),
-          reject,
-        });
-      });
-    },
-
-    verify(
-      publicKey: PublicJwk,
-      signingInput: Uint8Array<ArrayBuffer>,
-      signature: Uint8Array<ArrayBuffer>,
-    ): Promise<boolean> {
-      return new Promise((resolve, reject) => {
-        let prepared: WorkerKey;
-        try {
-          prepared = verificationKeys.get(
-            publicKey,
-            () => publicKey,
-            () => workerKey('verify', preparePublicKey(publicKey)),
-          );
-        } catch {
-          // A key node:crypto cannot import verifies nothing.
-          resolve(false);
-          return;
-        }
-        // Only a true from the worker verifies; an error (a malformed signature) does not.
-        enqueue(prepared, [prepared.id, signingInput, signature], {
-          settle: (result) => resolve(result === true),
           reject,
         });
       });

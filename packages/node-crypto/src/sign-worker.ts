@@ -3,41 +3,36 @@ import type { PreparedKey } from './algorithms.js';
 
 /**
  * One batch, numbered: the keys the worker may forget, the keys it has not seen yet, then the
- * jobs in order (a signing input to sign, or a signing input and the signature to check).
+ * jobs in order, each a signing input to sign with a key.
  */
 export interface SignBatch {
   number: number;
   dropped: string[];
   keys: Array<[id: string, key: PreparedKey]>;
-  jobs: Array<
-    [id: string, input: Uint8Array] | [id: string, input: Uint8Array, signature: Uint8Array]
-  >;
+  jobs: Array<[id: string, input: Uint8Array]>;
 }
 
 /**
- * The answer to batch `batch`: per job, in order, the signature, or whether the signature
- * verified, or the error message when the job failed (for a verification, a signature too
- * malformed to check).
+ * The answer to batch `batch`: per job, in order, the signature, or the error message when the
+ * job failed.
  */
 export interface SignReply {
   batch: number;
-  results: Array<Uint8Array | boolean | string>;
+  results: Array<Uint8Array | string>;
 }
 
 // Plain CommonJS evaluated by the worker, so it runs the same from sources (tests) and from dist.
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { sign, verify } = require('node:crypto');
+const { sign } = require('node:crypto');
 const keys = new Map();
 parentPort.on('message', ({ number, dropped, keys: added, jobs }) => {
   for (const id of dropped) keys.delete(id);
   for (const [id, key] of added) keys.set(id, key);
-  const results = jobs.map(([id, input, signature]) => {
+  const results = jobs.map(([id, input]) => {
     try {
       const { digest, key } = keys.get(id);
-      return signature === undefined
-        ? sign(digest, input, key)
-        : verify(digest, input, key, signature);
+      return sign(digest, input, key);
     } catch (error) {
       return String(error && error.message);
     }

@@ -4,12 +4,13 @@ import {
   createProvider,
   fetchTransport,
   type JwsSigner,
+  type JwsVerifier,
   type OutboundTransport,
   type Provider,
   type Store,
 } from '@gatehouse-oidc/core';
 import { gatehouse, gatehouseWellKnown } from '@gatehouse-oidc/fastify';
-import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
+import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/routes.js';
@@ -43,6 +44,7 @@ export interface ServerOptions {
   /** Replaces the store named in the config (tests inject failing stores). */
   store?: Store;
   signer?: JwsSigner;
+  verifier?: JwsVerifier;
   /**
    * Unexpected errors; by default one entry on stderr with the messages of the causes, never
    * with request data nor the store URL's password.
@@ -132,6 +134,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     realms: catalog.load,
     store,
     signer: options.signer ?? nodeCryptoSigner(),
+    verifier: options.verifier ?? nodeCryptoVerifier(),
     accounts: users,
     interactionUrl: ({ realm, id }) =>
       `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,

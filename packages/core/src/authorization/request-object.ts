@@ -4,6 +4,7 @@ import { nowSeconds, type RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { type Params, paramsFromPairs } from '../http/form.js';
 import { firstUseOfJti } from '../jwt/jti-replay.js';
+import { verifyJwt } from '../jwt/verify-jwt.js';
 import type { Client } from '../realms/realm.js';
 
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -48,7 +49,7 @@ export async function verifyRequestObject(
     payload = (
       key instanceof Uint8Array
         ? await jwtVerify(object, key, options)
-        : await jwtVerify(object, key, options)
+        : await verifyJwt(context.verifier, object, key, options)
     ).payload;
   } catch (error) {
     if (error instanceof OAuthError) throw error;

@@ -64,6 +64,7 @@ const createProviderOptionsSchema = providerOptionsSchema.extend({
   store: hostObject('a Store'),
   keys: hostObject('a KeyStore'),
   signer: hostObject('a JwsSigner'),
+  verifier: hostObject('a JwsVerifier'),
   accounts: hostObject('an Accounts'),
   authenticatorPush: hostObject('an AuthenticatorPush'),
   interactionUrl: hostFunction('a function of the interaction'),

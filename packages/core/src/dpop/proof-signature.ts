@@ -1,5 +1,7 @@
-import { decodeProtectedHeader, type JWK, type JWTPayload, jwtVerify } from 'jose';
+import { decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
 import { PRIVATE_JWK_MEMBERS } from '../config/client.js';
+import { verifyJwt } from '../jwt/verify-jwt.js';
+import type { JwsVerifier } from '../keys/jws-verifier.js';
 import { invalidProof } from './proof-error.js';
 import { proofKey } from './proof-keys.js';
 import { jwkThumbprint } from './thumbprint.js';
@@ -15,11 +17,13 @@ export interface SignedProof {
 
 /**
  * RFC 9449 §4.3 checks 2 to 7: `typ` `dpop+jwt`, an `alg` of `algorithms` (asymmetric only:
- * never `none`, never HMAC), a `jwk` header that is a public key, and a signature by that key.
+ * never `none`, never HMAC), a `jwk` header that is a public key, and a signature by that key,
+ * checked by `verifier`.
  */
 export async function verifyProofSignature(
   proof: string,
   algorithms: readonly string[],
+  verifier: JwsVerifier,
 ): Promise<SignedProof> {
   const { jwk, alg } = proofHeader(proof);
   if (!algorithms.includes(alg)) {
@@ -29,10 +33,12 @@ export async function verifyProofSignature(
   if (jkt === undefined) throw invalidProof('the jwk of the DPoP proof is not a usable public key');
   try {
     const key = await proofKey(jwk, alg, jkt);
-    if (key instanceof Uint8Array || key.type !== 'public') {
+    if (key instanceof Uint8Array)
       throw invalidProof('the jwk of the DPoP proof must be a public key');
-    }
-    const { payload } = await jwtVerify(proof, key, { typ: PROOF_JWT_TYPE, algorithms: [alg] });
+    const { payload } = await verifyJwt(verifier, proof, key, {
+      typ: PROOF_JWT_TYPE,
+      algorithms: [alg],
+    });
     return { claims: payload, jkt };
   } catch (error) {
     // All of a proof is the client's, its key included: WebCrypto's DataError for a malformed

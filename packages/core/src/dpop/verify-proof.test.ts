@@ -10,6 +10,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../crypto/digest.js';
 import { OAuthError } from '../errors/oauth-error.js';
+import { webCryptoVerifier } from '../keys/webcrypto-verifier.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { proofHeader } from './proof-header.js';
 import { rememberProof } from './replay.js';
@@ -55,6 +56,7 @@ function rules(overrides: Partial<ProofRules> = {}): ProofRules {
   const store = new MemoryStore({ now: () => NOW * 1000 });
   return {
     algorithms: ALGORITHMS,
+    verifier: webCryptoVerifier(),
     now: () => NOW * 1000,
     remember: (jkt, jti) => rememberProof(store, 'test', jkt, jti),
     ...overrides,

@@ -1,5 +1,6 @@
 import type { RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
+import type { JwsVerifier } from '../keys/jws-verifier.js';
 import { claimsProblem } from './proof-claims.js';
 import { invalidProof } from './proof-error.js';
 import { verifyProofSignature } from './proof-signature.js';
@@ -8,6 +9,8 @@ import { rememberProof } from './replay.js';
 /** What a realm accepts in a proof, and where it remembers proofs. */
 export interface ProofRules {
   readonly algorithms: readonly string[];
+  /** Checks the proof's signature. */
+  readonly verifier: JwsVerifier;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
   /** Records a proof's `jti` under its key; false when it was seen before (a replay). */
@@ -36,7 +39,7 @@ export async function verifyProof(
   request: ProofRequest,
   rules: ProofRules,
 ): Promise<string> {
-  const { claims, jkt } = await verifyProofSignature(proof, rules.algorithms);
+  const { claims, jkt } = await verifyProofSignature(proof, rules.algorithms, rules.verifier);
   const problem = claimsProblem(claims, { ...request, now: Math.floor(rules.now() / 1000) });
   if (problem !== undefined) throw invalidProof(problem);
   if (rules.acceptsNonce) {
@@ -57,6 +60,7 @@ export function realmProofRules(context: RealmContext): ProofRules {
   const { require_nonce, signing_alg_values } = realm.config.dpop;
   return {
     algorithms: signing_alg_values,
+    verifier: context.verifier,
     now: context.now,
     remember: (jkt, jti) => rememberProof(store, realm.name, jkt, jti),
     ...(require_nonce ? { acceptsNonce: (nonce) => dpopNonces.accepts(realm.name, nonce) } : {}),

@@ -1,17 +1,11 @@
-import {
-  decodeJwt,
-  errors,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type JWTVerifyOptions,
-  jwtVerify,
-} from 'jose';
+import { decodeJwt, errors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { JwksFetchError } from '../client-auth/fetch-jwks.js';
 import { MAX_ASSERTION_LIFETIME_SECONDS } from '../client-auth/methods/client-assertion.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { ENDPOINT_PATHS } from '../endpoints/paths.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { firstUseOfJti } from '../jwt/jti-replay.js';
+import { type VerifyJwtOptions, verifyJwt } from '../jwt/verify-jwt.js';
 import type { TrustedIssuer } from '../realms/realm.js';
 
 /** The `typ` of an Identity Assertion JWT Authorization Grant. */
@@ -40,7 +34,7 @@ export async function verifyTrustedAssertion(
   const trusted = trustedIssuerOf(assertion, context);
   const { realm } = context;
   const idJag = trusted.profile === 'id-jag';
-  const options: JWTVerifyOptions = {
+  const options: VerifyJwtOptions = {
     algorithms: [...trusted.algorithms],
     issuer: trusted.issuer,
     audience: idJag ? realm.issuer : [realm.issuer, realm.url(ENDPOINT_PATHS.token)],
@@ -51,7 +45,8 @@ export async function verifyTrustedAssertion(
   };
   let payload: JWTPayload;
   try {
-    payload = (await jwtVerify(assertion, keyOf(trusted, context), options)).payload;
+    const key = keyOf(trusted, context);
+    payload = (await verifyJwt(context.verifier, assertion, key, options)).payload;
   } catch (error) {
     if (error instanceof errors.JOSEError || error instanceof JwksFetchError)
       throw assertionError(error);

@@ -3,7 +3,8 @@ import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config/realm.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { keyFitsAlgorithm } from '../keys/key-fits-algorithm.js';
 import type { PublicJwk } from '../keys/signing-key.js';
-import { verifyWithWebCrypto } from '../keys/webcrypto-signer.js';
+import { cryptoKeyVerifies } from '../keys/webcrypto-algorithms.js';
+import { importPublicKey } from '../keys/webcrypto-verifier.js';
 
 export interface VerifyRealmJwtOptions {
   typ: string;
@@ -22,9 +23,9 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * that `alg` and `kid` (each key pinned to its own `alg`, of the algorithm's type and curve, RSA
  * of at least 2048 bits; so `alg: none`, a key of another realm or of nobody fail), a JSON object
  * payload issued by the realm, `iat`, `nbf` and `exp` well-formed and `nbf`/`exp` met. The
- * signature goes through the realm's signer (`JwsSigner.verify`, off the event loop with
- * node-crypto), else WebCrypto. Undefined for anything that does not verify; rejects only when
- * the signer itself fails (its thread died), which the endpoint answers as a server error.
+ * signature goes through the provider's `JwsVerifier` (node-crypto's checks it synchronously on
+ * `node:crypto`). Undefined for anything that does not verify; rejects only when the verifier
+ * itself fails, which the endpoint answers as a server error.
  */
 export async function verifyRealmJwt(
   context: RealmContext,
@@ -79,8 +80,9 @@ async function verificationKey(
 }
 
 /**
- * Whether `key` made `signature`, checked by the realm's signer (else WebCrypto). Only `true`
- * counts: a host's own signer answering anything else has not verified the token.
+ * Whether `key` made `signature`, checked by the provider's verifier. A key WebCrypto cannot
+ * import verifies nothing; only `true` counts: a host's own verifier answering anything else has
+ * not verified the token.
  */
 async function signedBy(
   context: RealmContext,
@@ -88,10 +90,9 @@ async function signedBy(
   signingInput: Uint8Array<ArrayBuffer>,
   signature: Uint8Array<ArrayBuffer>,
 ): Promise<boolean> {
-  const verified = context.signer.verify
-    ? await context.signer.verify(key, signingInput, signature)
-    : await verifyWithWebCrypto(key, signingInput, signature);
-  return verified === true;
+  const imported = await importPublicKey(key).catch(() => undefined);
+  if (!imported || !cryptoKeyVerifies(imported, key.alg)) return false;
+  return (await context.verifier.verify(key.alg, imported, signingInput, signature)) === true;
 }
 
 const isSigningAlgorithm = (alg: unknown): alg is SigningAlgorithm =>

@@ -2,7 +2,7 @@ import { base64url, type JWK } from 'jose';
 import type { SigningAlgorithm } from '../config/realm.js';
 
 /** The smallest RSA modulus accepted, as jose and RFC 7518 §3.3 require. */
-const MIN_RSA_MODULUS_BITS = 2048;
+export const MIN_RSA_MODULUS_BITS = 2048;
 
 /**
  * Whether a published key can verify `alg` at all: its own `alg` is `alg`, its type and curve are

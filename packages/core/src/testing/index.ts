@@ -10,3 +10,4 @@ export {
   fakeTime,
   realTime,
 } from './store-contract.js';
+export { describeVerifierContract } from './verifier-contract.js';

@@ -1,15 +1,10 @@
-import {
-  errors,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type JWTVerifyOptions,
-  jwtVerify,
-} from 'jose';
+import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { firstUseOfJti } from '../../jwt/jti-replay.js';
+import { type VerifyJwtOptions, verifyJwt } from '../../jwt/verify-jwt.js';
 import type { Client } from '../../realms/realm.js';
 import { JwksFetchError } from '../fetch-jwks.js';
 import type { PresentedCredentials } from '../presented.js';
@@ -57,7 +52,7 @@ export async function verifyClientAssertion(
   let payload: { exp?: number; jti?: string; aud?: unknown } | undefined;
   try {
     for (const key of keys) {
-      payload = await signedWith(presented.assertion, key, options);
+      payload = await signedWith(context, presented.assertion, key, options);
       if (payload) break;
     }
   } catch (error) {
@@ -103,19 +98,20 @@ type VerificationKey = Uint8Array | JWTVerifyGetKey;
 
 /**
  * The assertion's payload when it is signed with `key`, undefined when its signature is not; any
- * other problem throws.
+ * other problem throws. A secret (client_secret_jwt) is jose's HMAC; public keys go through the
+ * provider's verifier.
  */
 async function signedWith(
+  context: RealmContext,
   assertion: string,
   key: VerificationKey,
-  options: JWTVerifyOptions,
+  options: VerifyJwtOptions,
 ): Promise<JWTPayload | undefined> {
   try {
-    // Two calls because jose types a key and a key resolver as two overloads.
     const verified =
       key instanceof Uint8Array
-        ? await jwtVerify(assertion, key, options)
-        : await jwtVerify(assertion, key, options);
+        ? await jwtVerify(assertion, key, { ...options, algorithms: [...options.algorithms] })
+        : await verifyJwt(context.verifier, assertion, key, options);
     return verified.payload;
   } catch (error) {
     if (error instanceof errors.JWSSignatureVerificationFailed) return undefined;
