@@ -1,3 +1,4 @@
+import { proofAlgorithms } from '../config/dpop.js';
 import type { RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { claimsProblem } from './proof-claims.js';
@@ -54,11 +55,12 @@ export async function verifyProof(
 /** The realm's rules, over the provider's store and nonces. */
 export function realmProofRules(context: RealmContext): ProofRules {
   const { realm, store, dpopNonces } = context;
-  const { require_nonce, signing_alg_values } = realm.config.dpop;
   return {
-    algorithms: signing_alg_values,
+    algorithms: proofAlgorithms(realm.config),
     now: context.now,
     remember: (jkt, jti) => rememberProof(store, realm.name, jkt, jti),
-    ...(require_nonce ? { acceptsNonce: (nonce) => dpopNonces.accepts(realm.name, nonce) } : {}),
+    ...(realm.config.dpop.require_nonce
+      ? { acceptsNonce: (nonce) => dpopNonces.accepts(realm.name, nonce) }
+      : {}),
   };
 }

@@ -6,6 +6,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
+import { isFapi2, isFapi2Algorithm } from '../../config/fapi2.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
@@ -28,7 +29,7 @@ const JTI_NAMESPACE = 'assertion_jti';
  * only against the client's registered secret or keys, with algorithms pinned to the method, so
  * header-supplied keys (`jwk`, `jku`, `x5u`, `x5c`), `none` and HMAC-with-a-public-key never pass.
  * `iss` = `sub` = client_id, `aud` the issuer, the endpoint called or the token endpoint (which
- * many client libraries send whatever the endpoint), `exp` required and near, and every `jti` is
+ * many client libraries send whatever the endpoint; in a fapi2 realm the issuer only), `exp` required and near, and every `jti` is
  * accepted once.
  */
 export async function verifyClientAssertion(
@@ -45,11 +46,16 @@ export async function verifyClientAssertion(
       ? HMAC_ALGORITHMS
       : ASYMMETRIC_ASSERTION_ALGORITHMS;
 
+  // FAPI 2.0 SP §5.4 and §5.3.2.1-8: its three algorithms, and the issuer as the only audience.
+  const fapi2 = isFapi2(context.realm.config);
+  const algorithms = pinned ? [pinned] : [...family];
   const options = {
-    algorithms: pinned ? [pinned] : [...family],
+    algorithms: fapi2 ? algorithms.filter(isFapi2Algorithm) : algorithms,
     issuer: client.id,
     subject: client.id,
-    audience: [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
+    audience: fapi2
+      ? [context.realm.issuer]
+      : [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
     requiredClaims: ['exp', 'jti'],
     currentDate: new Date(context.now()),
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
