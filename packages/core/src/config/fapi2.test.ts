@@ -16,21 +16,22 @@ const REDIRECT_URI = 'https://bank-app.example.com/cb';
 function fapiClient(id: string) {
   return {
     client_id: id,
-    token_endpoint_auth_method: 'private_key_jwt' as const,
+    token_endpoint_auth_method: 'private_key_jwt',
     jwks: { keys: [es256.publicJwk] },
     redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code' as const, 'refresh_token' as const],
+    grant_types: ['authorization_code', 'refresh_token'],
   };
 }
 
-function fapiRealm(overrides: Partial<RealmInput> = {}): RealmInput {
+/** A realm as a configuration file has it: plain JSON, checked by createProvider. */
+function fapiRealm(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'bank', profile: 'fapi2', clients: [fapiClient('bank-app')], ...overrides };
 }
 
 /** The issues createProvider throws for `realm`, or none. */
-function issuesOf(realm: RealmInput): readonly ConfigIssue[] {
+function issuesOf(realm: Record<string, unknown>): readonly ConfigIssue[] {
   try {
-    createProvider({ baseUrl: 'https://id.example.com', realms: [realm] });
+    createProvider({ baseUrl: 'https://id.example.com', realms: [realm as RealmInput] });
   } catch (error) {
     if (error instanceof ConfigError) return error.issues;
     throw error;

@@ -20,6 +20,11 @@ import { livePreviousSecret } from './client-secret.js';
  * RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth.
  */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/**
+ * FAPI 2.0 SP §5.3.2.1-13: an `iat` up to 10 s ahead is a client's clock; over 60 s it is refused
+ * (nbf is held to the clock tolerance below).
+ */
+const MAX_IAT_AHEAD_SECONDS = 60;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_JTI_LENGTH = 256;
 const JTI_NAMESPACE = 'assertion_jti';
@@ -60,7 +65,7 @@ export async function verifyClientAssertion(
     currentDate: new Date(context.now()),
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
   };
-  let payload: { exp?: number; jti?: string; aud?: unknown } | undefined;
+  let payload: { exp?: number; iat?: number; jti?: string; aud?: unknown } | undefined;
   try {
     for (const key of keys) {
       payload = await signedWith(presented.assertion, key, options);
@@ -83,6 +88,9 @@ export async function verifyClientAssertion(
   if (payload === undefined || typeof payload.aud !== 'string') return false;
 
   const now = nowSeconds(context);
+  if (payload.iat !== undefined && payload.iat > now + MAX_IAT_AHEAD_SECONDS) {
+    throw new OAuthError('invalid_client', 'client_assertion is issued in the future');
+  }
   const exp = payload.exp ?? 0;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS) {
     throw new OAuthError(
