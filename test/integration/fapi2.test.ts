@@ -78,7 +78,8 @@ async function push(fields: Record<string, string> = {}, headers: Record<string,
 async function codeFor(headers: Record<string, string> = {}): Promise<string> {
   const pushed = await push({}, headers);
   expect(pushed.status).toBe(201);
-  const arrival = await b.signIn({ client_id: 'bank-app', request_uri: pushed.json().request_uri });
+  const requestUri = String(pushed.json().request_uri);
+  const arrival = await b.signIn({ client_id: 'bank-app', request_uri: requestUri });
   const code = new URL(String(arrival.headers.location)).searchParams.get('code');
   if (!code) throw new Error(`no code: ${arrival.headers.location}`);
   return code;
@@ -113,8 +114,10 @@ describe('a fapi2 realm', () => {
       id_token_signing_alg_values_supported: ['ES256'],
     });
     expect(metadata.grant_types_supported).not.toContain('implicit');
-    const jwks = (await h.get(endpointPath('jwks', BANK))).json();
-    expect(jwks.keys.map((key: { alg: string }) => key.alg)).toEqual(['ES256']);
+    const jwks = (await h.get(endpointPath('jwks', BANK))).json() as {
+      keys: Array<{ alg: string }>;
+    };
+    expect(jwks.keys.map((key) => key.alg)).toEqual(['ES256']);
   });
 
   it('refuses a request that was not pushed, with the error redirected', async () => {

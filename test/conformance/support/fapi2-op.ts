@@ -36,7 +36,7 @@ export interface Fapi2Op extends CertificationOp {
   sub: string;
 }
 
-const SCOPE = 'openid profile email offline_access';
+const SCOPE = 'openid profile email address phone offline_access';
 export const SUB = 'buffy-summers';
 
 async function fapiClient(

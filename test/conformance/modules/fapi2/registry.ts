@@ -11,6 +11,7 @@ import {
   Fapi2TolerateUnregisteredRedirectUri,
   Fapi2UnsignedRequestWithoutParFails,
 } from './authorization-request.js';
+import { Fapi2ClaimsParameterIdentityClaims } from './claims.js';
 import { fapi2DiscoveryEndpointVerification } from './discovery.js';
 import {
   Fapi2CheckDpopProofNbfExp,
@@ -90,6 +91,7 @@ export const FAPI2_MODULES: ReadonlyArray<readonly [string, Create]> = [
     (c) => new Fapi2With64CharNonceSuccess(c),
   ],
   [`${P}ensure-other-scope-order-succeeds`, (c) => new Fapi2OtherScopeOrderSucceeds(c)],
+  [`${P}test-claims-parameter-identity-claims`, (c) => new Fapi2ClaimsParameterIdentityClaims(c)],
   [
     `${P}access-token-type-header-case-sensitivity`,
     (c) => new Fapi2AccessTokenTypeHeaderCaseSensitivity(c),
