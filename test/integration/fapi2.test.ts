@@ -163,6 +163,31 @@ describe('a fapi2 realm', () => {
   });
 });
 
+describe('dynamic registration in a fapi2 realm', () => {
+  it('registers private_key_jwt clients only, never with RS256 ID tokens', async () => {
+    const registration = { open: true, token_endpoint_auth_methods: ['private_key_jwt' as const] };
+    h = await createHarness({ otherRealms: [{ ...bankRealm(), registration }] });
+    const register = (metadata: Record<string, unknown>) =>
+      h.send({
+        method: 'POST',
+        path: endpointPath('register', BANK),
+        query: '',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(metadata),
+      });
+    const client = {
+      redirect_uris: [WEB_REDIRECT_URI],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [keys.publicJwk] },
+    };
+    expect((await register(client)).status).toBe(201);
+    const rs256 = await register({ ...client, id_token_signed_response_alg: 'RS256' });
+    expectOAuthError(rs256, 400, 'invalid_client_metadata');
+    const open = await register({ ...client, token_endpoint_auth_method: 'none', jwks: undefined });
+    expectOAuthError(open, 400, 'invalid_client_metadata');
+  });
+});
+
 describe('a DPoP proof sent to the PAR endpoint (RFC 9449 §10.1)', () => {
   const parUrl = () => `${h.issuer(BANK)}/par`;
 

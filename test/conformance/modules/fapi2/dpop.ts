@@ -11,8 +11,6 @@ import type { HttpAnswer } from '../../support/state.js';
 
 /** The FAPI 2.0 modules about DPoP (RFC 9449): proofs, their time window, and code binding. */
 
-const SECOND = 1;
-
 /** fapi2-security-profile-final-check-dpop-proof-nbf-exp: proofs with nbf and exp are fine. */
 export class Fapi2CheckDpopProofNbfExp extends Fapi2ServerTest {
   protected override customizeDpopProof(endpoint: Endpoint, { claims }: JwtParts): void {
@@ -39,7 +37,7 @@ export class Fapi2DpopIatOffsetSucceeds extends Fapi2ServerTest {
   }
 
   protected override customizeDpopProof(_endpoint: Endpoint, { claims }: JwtParts): void {
-    claims.iat = Math.floor(this.op.clock.now() / 1000) + this.offsetSeconds * SECOND;
+    claims.iat = Math.floor(this.op.clock.now() / 1000) + this.offsetSeconds;
   }
 }
 

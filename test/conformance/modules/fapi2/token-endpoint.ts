@@ -192,12 +192,9 @@ export class Fapi2ParAssertionRefused extends Fapi2ServerTest {
     super(context);
   }
 
+  /** The discovery document, which names the audiences the spoilers put in the assertion. */
   get server() {
     return this.state.server;
-  }
-
-  nowSeconds(): number {
-    return Math.floor(this.op.clock.now() / 1000);
   }
 
   protected override customizeClientAssertion(endpoint: 'par' | 'token', parts: JwtParts): void {
