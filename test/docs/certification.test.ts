@@ -2,6 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXPECTED_OUTCOMES } from '../conformance/expected-outcomes.js';
+import {
+  FAPI2_DISCOVERY_MODULE,
+  FAPI2_MODULES,
+  FAPI2_PLAN_ID,
+} from '../conformance/modules/fapi2/registry.js';
 import * as plans from '../conformance/support/plans.js';
 import { ROOT } from '../server/support.js';
 
@@ -21,6 +26,13 @@ describe('docs/certification.md', () => {
       expect(section('The profiles')).toContain(`\`${plan.id}\``);
       for (const { module } of plan.entries) expect(table).toContain(`| \`${module}\` |`);
     }
+  });
+
+  it('lists every module of the FAPI 2.0 plan the tests reproduce', () => {
+    const fapi2 = section('FAPI 2.0 Security Profile');
+    expect(fapi2).toContain(`\`${FAPI2_PLAN_ID}\``);
+    for (const module of [FAPI2_DISCOVERY_MODULE, ...FAPI2_MODULES.map(([id]) => id)])
+      expect(fapi2).toContain(`| \`${module}\` |`);
   });
 
   it('reports every warning and skip the tests expect, and only those', () => {

@@ -688,6 +688,22 @@ describe('refusals', () => {
     ]);
   });
 
+  it('answers 400 to a fapi2 realm whose clients break the profile, naming each path', async () => {
+    const server = start();
+    const body = withChanges(realmObject(), { profile: 'fapi2' });
+    const response = await admin(server, 'PUT', '/realms/shop', body);
+    expect(response.statusCode).toBe(400);
+    const paths = response.json().issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'clients[0].token_endpoint_auth_method',
+        'clients[0].jwks',
+        'clients[2].token_endpoint_auth_method',
+      ]),
+    );
+    expect((await discovery(server, 'shop')).statusCode).toBe(404);
+  });
+
   it('answers 400 for rules across a realm (a client naming an unknown scope)', async () => {
     const body = withChanges(realmObject(), { 'clients.2.scope': 'openid shopping' });
     const response = await admin(start(), 'PUT', '/realms/shop', body);

@@ -123,6 +123,36 @@ describe('gatehouse check', () => {
     ]);
   });
 
+  it('refuses a fapi2 realm whose settings and clients break the profile, naming each path', async () => {
+    const file = dir.write(
+      'fapi2.json',
+      withChanges(validConfig(), {
+        'realms.0.profile': 'fapi2',
+        'realms.0.signing_alg': 'RS256',
+        'realms.0.authorization_code_ttl': 120,
+        'realms.0.clients.2.response_types': ['code', 'code id_token'],
+      }),
+    );
+    const { code, stderr } = await runCli(['check', '--config', file]);
+    expect(code).toBe(2);
+    const onlyPrivateKeyJwt = (method: string) =>
+      `${method} is not allowed in a fapi2 realm: only private_key_jwt (FAPI 2.0 SP §5.3.2.1-6)`;
+    const keysRequired = 'or jwks_uri is required in a fapi2 realm (private_key_jwt)';
+    expect(stderr.split('\n')).toEqual([
+      `${file}: invalid configuration`,
+      'realms[0].signing_alg: RS256 is not allowed in a fapi2 realm: only ES256, PS256, EdDSA (FAPI 2.0 SP §5.4)',
+      'realms[0].authorization_code_ttl: must be at most 60 seconds in a fapi2 realm (FAPI 2.0 SP §5.3.2.1-11)',
+      `realms[0].clients[0].token_endpoint_auth_method: ${onlyPrivateKeyJwt('client_secret_post')}`,
+      `realms[0].clients[0].jwks: ${keysRequired}`,
+      `realms[0].clients[1].token_endpoint_auth_method: ${onlyPrivateKeyJwt('client_secret_basic')}`,
+      `realms[0].clients[1].jwks: ${keysRequired}`,
+      `realms[0].clients[2].token_endpoint_auth_method: ${onlyPrivateKeyJwt('client_secret_basic')}`,
+      `realms[0].clients[2].jwks: ${keysRequired}`,
+      'realms[0].clients[2].response_types[1]: "code id_token" is not allowed in a fapi2 realm: only "code" (FAPI 2.0 SP §5.3.2.2-1)',
+      '',
+    ]);
+  });
+
   it('exits 2 with a clear message for a missing file', async () => {
     const missing = dir.path('missing.json');
     expect(await runCli(['check', '--config', missing])).toEqual({

@@ -69,6 +69,11 @@ const STANDARD_CLAIMS: Record<string, Validator> = {
   txn: nonEmptyString,
 };
 
+/** The claims of `claims` no standard names (the suite's `…_unknown_claims`). */
+export function unknownClaims(claims: Record<string, unknown>): string[] {
+  return Object.keys(claims).filter((name) => STANDARD_CLAIMS[name] === undefined);
+}
+
 /** ValidateIdTokenStandardClaims / ValidateUserInfoStandardClaims: known claims well formed. */
 export function validateStandardClaims(claims: Record<string, unknown>, where: string): void {
   if (Object.keys(claims).length === 0) fail(`${where}: no identity claims`);

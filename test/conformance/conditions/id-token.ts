@@ -61,14 +61,16 @@ const NON_IDENTITY_CLAIMS = [
   'verified_claims',
 ];
 
+/** ExtractIdentityClaimsFromIdToken: the ID token's claims but those only ID tokens have. */
+export function idTokenIdentityClaims(state: FlowState): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(idToken(state).claims).filter(([name]) => !NON_IDENTITY_CLAIMS.includes(name)),
+  );
+}
+
 export const ValidateIdTokenStandardClaims = condition(
   'ValidateIdTokenStandardClaims',
-  (state: FlowState) => {
-    const identity = Object.fromEntries(
-      Object.entries(idToken(state).claims).filter(([name]) => !NON_IDENTITY_CLAIMS.includes(name)),
-    );
-    validateStandardClaims(identity, 'id_token');
-  },
+  (state: FlowState) => validateStandardClaims(idTokenIdentityClaims(state), 'id_token'),
 );
 
 export const ValidateIdTokenNonce = condition('ValidateIdTokenNonce', (state: FlowState) => {

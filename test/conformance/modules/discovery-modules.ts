@@ -6,7 +6,7 @@ import type { CertificationOp } from '../support/op.js';
 
 /** The modules that only read the discovery document (and the JWKS it points to). */
 
-async function configure(op: CertificationOp, run: ModuleRun, checkResponse: boolean) {
+export async function configure(op: CertificationOp, run: ModuleRun, checkResponse: boolean) {
   const { answer, server } = await discover(op, run);
   const discovery: disc.Discovery = { url: op.discoveryUrl, answer, server };
   if (checkResponse) {

@@ -11,7 +11,7 @@ import {
   RP_ORIGIN,
 } from '../support/op.js';
 import { type ModuleContext, ServerTest, type UserAgent } from '../support/server-test.js';
-import type { FlowState } from '../support/state.js';
+import type { OidcFlowState } from '../support/state.js';
 
 /**
  * The RP-Initiated Logout plan's modules (AbstractOIDCCRpInitiatedLogout): sign in, send the
@@ -99,7 +99,7 @@ export class OidccRpInitiatedLogout<
 
   constructor(
     context: ModuleContext<B>,
-    private readonly customize: (request: EndSessionRequest, state: FlowState) => void,
+    private readonly customize: (request: EndSessionRequest, state: OidcFlowState) => void,
     private readonly expectation: LogoutExpectation,
     private readonly placeholder = 'ExpectSuccessfulLogoutPage',
   ) {
@@ -199,7 +199,7 @@ export function unsignedCopy(idToken: string): string {
 }
 
 /** GenerateFakeIdTokenClaims + SignFakeIdToken: a token the suite signs with the client secret. */
-export function fakeIdToken(state: FlowState): string {
+export function fakeIdToken(state: OidcFlowState): string {
   const now = Math.floor(state.now / 1000);
   const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
   const claims = {

@@ -10,7 +10,7 @@ import { type FlowState, parseJwt } from '../support/state.js';
  * client is refused to the first.
  */
 
-const EnsureServerConfigurationSupportsRefreshToken = condition(
+export const EnsureServerConfigurationSupportsRefreshToken = condition(
   'EnsureServerConfigurationSupportsRefreshToken',
   (state: FlowState) => {
     const grants = state.server.grant_types_supported;
@@ -21,7 +21,7 @@ const EnsureServerConfigurationSupportsRefreshToken = condition(
 );
 
 /** CompareIdTokenClaims (OIDC Core §12.2). */
-const CompareIdTokenClaims = condition(
+export const CompareIdTokenClaims = condition(
   'CompareIdTokenClaims',
   ({ first, second }: { first: Record<string, unknown>; second: Record<string, unknown> }) => {
     for (const claim of ['iss', 'sub']) {

@@ -43,6 +43,10 @@ const paramsOf = (search: string): Record<string, string> =>
 export class SuiteBrowser {
   /** Login pages shown so far: each one the user answered with a password. */
   loginPages = 0;
+  /** What the user answers on a consent page. */
+  decision: 'allow' | 'deny' = 'allow';
+  /** The user leaves a login page unanswered: the browser stops there. */
+  stopAtLogin = false;
 
   constructor(
     private readonly op: CertificationOp,
@@ -110,13 +114,14 @@ export class SuiteBrowser {
     if (form?.method !== 'POST') return undefined;
     const fields = Object.fromEntries(form.fields);
     if ('password' in fields) {
+      if (this.stopAtLogin) return undefined;
       this.loginPages += 1;
       return { url: form.action, form: { ...fields, ...USER } };
     }
-    const allow = form.buttons.find(
-      (button) => button.name === 'decision' && button.value === 'allow',
+    const answer = form.buttons.find(
+      (button) => button.name === 'decision' && button.value === this.decision,
     );
-    if (allow) return { url: form.action, form: { ...fields, decision: 'allow' } };
+    if (answer) return { url: form.action, form: { ...fields, decision: this.decision } };
     // form_post: the page posts itself (a script, or the button without one) to the client.
     if (form.action.origin !== OP_ORIGIN) return { url: form.action, form: fields };
     return undefined;

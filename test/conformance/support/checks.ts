@@ -67,6 +67,11 @@ export class ModuleRun {
     throw new ModuleStop(message);
   }
 
+  /** fireTestFinished: the module ends here, with what it found so far. */
+  finish(): never {
+    throw new ModuleStop('finished');
+  }
+
   /** fireTestSkipped: the module ends here, and does not fail. */
   skip(reason: string): never {
     this.skipped = reason;

@@ -187,10 +187,18 @@ export interface CertificationOp {
   close(): Promise<void>;
 }
 
-export async function startCertificationOp(channel?: LogoutChannel): Promise<CertificationOp> {
+/**
+ * `configure`: the server's config for the base URL, by default the certification settings with
+ * `channel`'s clients; the issuer is its first realm's.
+ */
+export async function startCertificationOp(
+  channel?: LogoutChannel,
+  configure: (baseUrl: string) => Promise<ServerConfigInput> = (baseUrl) =>
+    certificationConfig(baseUrl, channel),
+): Promise<CertificationOp> {
   const port = await freePort();
   const clock = offsetClock();
-  const config = parseServerConfig(await certificationConfig(OP_ORIGIN, channel));
+  const config = parseServerConfig(await configure(OP_ORIGIN));
   const reported: unknown[] = [];
   const backchannelRequests: Array<Record<string, string>> = [];
   /** The relying party's back-channel endpoint answers as the suite's does: 200, no-store. */
@@ -205,7 +213,7 @@ export async function startCertificationOp(channel?: LogoutChannel): Promise<Cer
     fetch: relyingParty,
   });
   await server.app.listen({ port, host: '127.0.0.1' });
-  const issuer = `${OP_ORIGIN}/oauth/${REALM}`;
+  const issuer = `${OP_ORIGIN}/oauth/${config.realms[0]?.name}`;
   return {
     issuer,
     discoveryUrl: `${issuer}/.well-known/openid-configuration`,

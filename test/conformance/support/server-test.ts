@@ -8,10 +8,10 @@ import { condition, fail, type ModuleRun } from './checks.js';
 import { callTokenEndpoint, callUserinfo, discover, fetchServerKeys } from './http.js';
 import { type CertificationOp, CLIENTS, REDIRECT_URI, type SuiteClient } from './op.js';
 import {
-  type FlowState,
   includesCode,
   includesIdToken,
   includesToken,
+  type OidcFlowState,
   parseJwt,
   type Variant,
 } from './state.js';
@@ -68,7 +68,7 @@ export class ServerTest<B extends UserAgent = SuiteBrowser> {
   readonly run: ModuleRun;
   readonly variant: Variant;
   readonly op: CertificationOp;
-  state!: FlowState;
+  state!: OidcFlowState;
   browser: B;
   /** requested_state_length of the suite. */
   stateLength = 10;

@@ -62,8 +62,8 @@ export interface FlowState {
   /** The discovery document. */
   server: Record<string, unknown>;
   serverJwks: { keys: JWK[] };
-  client: SuiteClient;
-  variant: Variant;
+  /** The client the flow runs as (the checks need only its client_id). */
+  client: { readonly id: string };
   redirectUri: string;
   /** authorization_endpoint_request: every parameter sent, `claims` as an object. */
   request: Record<string, unknown>;
@@ -82,6 +82,12 @@ export interface FlowState {
   token?: HttpAnswer;
   userinfo?: HttpAnswer;
   userinfoClaims?: Record<string, unknown>;
+}
+
+/** A flow of the OpenID Connect plans: one of the suite's static clients, in a variant. */
+export interface OidcFlowState extends FlowState {
+  client: SuiteClient;
+  variant: Variant;
 }
 
 export const includesCode = (type: ResponseType) => type.split(' ').includes('code');

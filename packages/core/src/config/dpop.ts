@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS } from './client.js';
+import { FAPI2_ALGORITHMS, isFapi2 } from './fapi2.js';
+import type { RealmConfig } from './realm.js';
 
 /** What DPoP proofs may be signed with by default: every asymmetric algorithm, never HMAC or none. */
 const DEFAULT_PROOF_ALGORITHMS = ['ES256', 'PS256', 'EdDSA', 'RS256', 'ES384', 'PS384'] as const;
@@ -15,10 +17,17 @@ export const dpopSchema = z.strictObject({
   signing_alg_values: z
     .array(z.enum(ASYMMETRIC_ASSERTION_ALGORITHMS))
     .min(1)
-    .default([...DEFAULT_PROOF_ALGORITHMS])
+    .optional()
     .describe(
-      'The asymmetric JWS algorithms a proof may be signed with, published as `dpop_signing_alg_values_supported`.',
+      `The asymmetric JWS algorithms a proof may be signed with, published as \`dpop_signing_alg_values_supported\`. Default: ${DEFAULT_PROOF_ALGORITHMS.join(', ')}; in a \`fapi2\` realm ${FAPI2_ALGORITHMS.join(', ')}.`,
     ),
 });
 
 export type DpopConfig = z.output<typeof dpopSchema>;
+
+/** What a realm's proofs may be signed with: its setting, else its profile's default. */
+export function proofAlgorithms(realm: RealmConfig): readonly string[] {
+  return (
+    realm.dpop.signing_alg_values ?? (isFapi2(realm) ? FAPI2_ALGORITHMS : DEFAULT_PROOF_ALGORITHMS)
+  );
+}

@@ -1,5 +1,6 @@
 import { CIBA_GRANT_TYPE, JWT_BEARER_GRANT_TYPE } from './client.js';
 import { clientIssues } from './client-rules.js';
+import { fapi2Issues } from './fapi2.js';
 import { type ConfigIssue, joinPath } from './issues.js';
 import { splitScope } from './primitives.js';
 import type { RealmConfig } from './realm.js';
@@ -82,6 +83,7 @@ export function realmIssues(realm: RealmConfig): ConfigIssue[] {
   });
   issues.push(...registrationIssues(realm, scopes));
   issues.push(...trustedIssuerIssues(realm));
+  issues.push(...fapi2Issues(realm));
   return issues;
 }
 

@@ -27,6 +27,12 @@ export const realmSchema = z.strictObject({
     .string()
     .regex(REALM_NAME, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
     .describe("The realm's path segment: its issuer is `{base_url}/oauth/{name}`."),
+  profile: z
+    .enum(['fapi2'])
+    .optional()
+    .describe(
+      'A security profile the realm enforces: `fapi2` is the FAPI 2.0 Security Profile (docs/fapi2.md) — pushed requests, PKCE, DPoP-bound tokens, private_key_jwt, ES256/PS256/EdDSA only; a client that breaks it is refused at load. Absent: none.',
+    ),
   access_token_ttl: positiveSeconds(600, DAY).describe('Seconds an access token is valid.'),
   id_token_ttl: positiveSeconds(3600, DAY).describe('Seconds an ID token is valid.'),
   refresh_token_ttl: positiveSeconds(30 * DAY, 365 * DAY).describe(

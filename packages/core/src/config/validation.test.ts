@@ -827,10 +827,7 @@ describe('defaults', () => {
       error_codes: 'interface',
       request_object_signing_alg_values_supported: [],
       require_pushed_authorization_requests: false,
-      dpop: {
-        require_nonce: false,
-        signing_alg_values: ['ES256', 'PS256', 'EdDSA', 'RS256', 'ES384', 'PS384'],
-      },
+      dpop: { require_nonce: false },
       scopes: ['openid'],
       resources: [],
       clients: [

@@ -1,3 +1,4 @@
+import { proofAlgorithms } from '../config/dpop.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { quoted } from '../http/bearer.js';
@@ -25,7 +26,7 @@ export function dpopChallenge(
     challenge += `, error=${quoted(error.code)}, error_description=${quoted(error.description)}`;
     if (error.scope !== undefined) challenge += `, scope=${quoted(error.scope)}`;
   }
-  return `${challenge}, algs=${quoted(realm.config.dpop.signing_alg_values.join(' '))}`;
+  return `${challenge}, algs=${quoted(proofAlgorithms(realm.config).join(' '))}`;
 }
 
 /** An error of a resource endpoint for a DPoP request: 401 but for insufficient_scope (403). */

@@ -1,8 +1,11 @@
 import { tokenDigest } from '../crypto/digest.js';
 
-/** How far back a proof's `iat` may lie, and how far ahead of the server's clock (RFC 9449 §11.1). */
+/**
+ * How far back a proof's `iat` may lie, and how far ahead of the server's clock (RFC 9449 §11.1);
+ * FAPI 2.0 SP §5.3.2.1-13 asks that up to 10 s ahead be accepted, for clients' clock offsets.
+ */
 export const PROOF_MAX_AGE_SECONDS = 60;
-export const PROOF_CLOCK_SKEW_SECONDS = 5;
+export const PROOF_CLOCK_SKEW_SECONDS = 10;
 /** The longest a `jti` may be: a proof's identifier, not a payload. */
 export const MAX_JTI_CHARS = 256;
 

@@ -1,3 +1,4 @@
+import { proofAlgorithms } from '../config/dpop.js';
 import type { RealmContext } from '../context.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import type { JwsVerifier } from '../keys/jws-verifier.js';
@@ -57,12 +58,13 @@ export async function verifyProof(
 /** The realm's rules, over the provider's store and nonces. */
 export function realmProofRules(context: RealmContext): ProofRules {
   const { realm, store, dpopNonces } = context;
-  const { require_nonce, signing_alg_values } = realm.config.dpop;
   return {
-    algorithms: signing_alg_values,
+    algorithms: proofAlgorithms(realm.config),
     verifier: context.verifier,
     now: context.now,
     remember: (jkt, jti) => rememberProof(store, realm.name, jkt, jti),
-    ...(require_nonce ? { acceptsNonce: (nonce) => dpopNonces.accepts(realm.name, nonce) } : {}),
+    ...(realm.config.dpop.require_nonce
+      ? { acceptsNonce: (nonce) => dpopNonces.accepts(realm.name, nonce) }
+      : {}),
   };
 }

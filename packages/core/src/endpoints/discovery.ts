@@ -9,6 +9,8 @@ import {
   RESPONSE_MODES,
   RESPONSE_TYPES,
 } from '../config/client.js';
+import { proofAlgorithms } from '../config/dpop.js';
+import { FAPI2_ALGORITHMS, isFapi2 } from '../config/fapi2.js';
 import type { EndpointHandler } from '../context.js';
 import { GRANT_TYPE_REGISTRY } from '../grant-types/registry.js';
 import { withRealmCors } from '../http/cors.js';
@@ -51,6 +53,7 @@ export const discoveryEndpoint: EndpointHandler = async (request, context) =>
   );
 
 export function providerMetadata(realm: Realm): Record<string, unknown> {
+  const fapi2 = isFapi2(realm.config);
   return {
     issuer: realm.issuer,
     authorization_endpoint: realm.url(ENDPOINT_PATHS.authorization),
@@ -66,7 +69,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     frontchannel_logout_supported: true,
     frontchannel_logout_session_supported: true,
     scopes_supported: realm.config.scopes,
-    response_types_supported: RESPONSE_TYPES,
+    response_types_supported: fapi2 ? ['code'] : RESPONSE_TYPES,
     response_modes_supported: RESPONSE_MODES,
     prompt_values_supported: ['none', 'login', 'consent'],
     code_challenge_methods_supported: ['S256'],
@@ -74,20 +77,16 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: realm.signingAlgorithms,
     // implicit is no token-endpoint grant, but the browser flows that return tokens directly.
-    grant_types_supported: [...GRANT_TYPE_REGISTRY.keys(), 'implicit'].filter((grant) =>
-      grant === CIBA_GRANT_TYPE
-        ? realm.config.ciba !== undefined
-        : grant !== JWT_BEARER_GRANT_TYPE || realm.trustedIssuers.size > 0,
+    grant_types_supported: [...GRANT_TYPE_REGISTRY.keys(), ...(fapi2 ? [] : ['implicit'])].filter(
+      (grant) =>
+        grant === CIBA_GRANT_TYPE
+          ? realm.config.ciba !== undefined
+          : grant !== JWT_BEARER_GRANT_TYPE || realm.trustedIssuers.size > 0,
     ),
-    token_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
-    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-    introspection_endpoint_auth_methods_supported: AUTHENTICATING_METHODS,
-    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-    revocation_endpoint_auth_methods_supported: SUPPORTED_CLIENT_AUTH_METHODS,
-    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    ...clientAuthenticationMetadata(fapi2),
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
-    dpop_signing_alg_values_supported: realm.config.dpop.signing_alg_values,
+    dpop_signing_alg_values_supported: proofAlgorithms(realm.config),
     request_parameter_supported:
       realm.config.request_object_signing_alg_values_supported.length > 0,
     ...(realm.config.request_object_signing_alg_values_supported.length > 0
@@ -99,7 +98,8 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     // Only references to pushed requests (RFC 9126 §4), never a URL to fetch.
     request_uri_parameter_supported: true,
     pushed_authorization_request_endpoint: realm.url(ENDPOINT_PATHS.pushedAuthorization),
-    require_pushed_authorization_requests: realm.config.require_pushed_authorization_requests,
+    require_pushed_authorization_requests:
+      fapi2 || realm.config.require_pushed_authorization_requests,
     require_request_uri_registration: false,
     ...(realm.config.client_id_metadata_documents?.enabled
       ? { client_id_metadata_document_supported: true }
@@ -111,6 +111,21 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     ...([...realm.trustedIssuers.values()].some((trusted) => trusted.profile === 'id-jag')
       ? { authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE] }
       : {}),
+  };
+}
+
+/** How clients authenticate at the token, introspection and revocation endpoints. */
+function clientAuthenticationMetadata(fapi2: boolean): Record<string, readonly string[]> {
+  // FAPI 2.0 SP §5.3.2.1-6 and §5.4: private_key_jwt, with its three algorithms.
+  const methods = fapi2 ? ['private_key_jwt'] : SUPPORTED_CLIENT_AUTH_METHODS;
+  const algorithms = fapi2 ? FAPI2_ALGORITHMS : ASSERTION_ALGORITHMS;
+  return {
+    token_endpoint_auth_methods_supported: methods,
+    token_endpoint_auth_signing_alg_values_supported: algorithms,
+    introspection_endpoint_auth_methods_supported: fapi2 ? methods : AUTHENTICATING_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: algorithms,
+    revocation_endpoint_auth_methods_supported: methods,
+    revocation_endpoint_auth_signing_alg_values_supported: algorithms,
   };
 }
 

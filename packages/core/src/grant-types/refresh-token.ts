@@ -1,3 +1,4 @@
+import { isFapi2 } from '../config/fapi2.js';
 import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
@@ -26,6 +27,9 @@ import { userTokenResource, userTokenResponse } from './user-token-response.js';
  * presenting it again (a retry after a lost answer, a second tab refreshing at the same moment)
  * is not reuse: it gets the same successor the first use got, with access and ID tokens of its
  * own. Another client's presentation is refused before anything is consumed, as always.
+ *
+ * A `fapi2` realm does not rotate: the refresh token keeps working until the grant expires or
+ * ends, and each refresh answers without a new one (FAPI 2.0 SP §5.3.2.1-9).
  */
 export const refreshTokenGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const token = params.get('refresh_token');
@@ -50,6 +54,12 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   const account = await context.accounts.findAccount(context.realm.name, grant.sub);
   if (!account) throw new OAuthError('invalid_grant', 'the account of this grant no longer exists');
 
+  const issue = { grantType: 'refresh_token', grant, account, scopes, resource } as const;
+  const bound = dpopJkt === undefined ? {} : { dpopJkt };
+  // FAPI 2.0 SP §5.3.2.1-9: no rotation; the token is as sender-constrained as its client is.
+  if (isFapi2(context.realm.config)) {
+    return userTokenResponse(context, client, { ...issue, ...bound, keepsRefreshToken: true });
+  }
   const consumed = await consumeRefreshToken(context, token, rotationNote(context));
   const consumedAtMs = context.now();
   if (!consumed) throw unusable();
@@ -62,15 +72,11 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
     );
   }
   return userTokenResponse(context, client, {
-    grantType: 'refresh_token',
-    grant,
-    account,
-    scopes,
-    resource,
+    ...issue,
     refreshTokenExp: found.exp,
     ...(note && { refreshToken: successorToken(token, note) }),
     consumedAtMs,
-    ...(dpopJkt === undefined ? {} : { dpopJkt }),
+    ...bound,
   });
 };
 

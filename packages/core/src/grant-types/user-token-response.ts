@@ -33,6 +33,8 @@ export interface UserTokenIssue {
   refreshTokenExp?: number;
   /** The refresh token to issue, a rotated token's successor; a new random one by default. */
   refreshToken?: string;
+  /** The request's refresh token stays the client's, and no new one is issued (no rotation). */
+  keepsRefreshToken?: boolean;
   /**
    * When (milliseconds) this request consumed its one-time record (a code, a refresh token). A
    * concurrent replay may revoke the grant after that and before the tokens are written; the
@@ -74,7 +76,7 @@ export async function userTokenResponse(
       ...(grant.claims ? { userinfoClaims: grant.claims.userinfo } : {}),
       ...(issue.dpopJkt === undefined ? {} : { dpopJkt: issue.dpopJkt }),
     }),
-    client.grantTypes.has('refresh_token')
+    client.grantTypes.has('refresh_token') && !issue.keepsRefreshToken
       ? issueRefreshToken(
           context,
           grant,

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, type ClientConfig } from '../config/client.js';
+import { isFapi2 } from '../config/fapi2.js';
 import { splitScope } from '../config/primitives.js';
 import type { RealmConfig } from '../config/realm.js';
 import type { ResourceConfig } from '../config/resource.js';
@@ -110,6 +111,7 @@ export interface Realm {
    * The algorithms this realm signs with: its `signing_alg` first, then RS256, which every realm
    * offers for ID tokens (the only other algorithm a client may choose for them). Discovery
    * advertises these for ID tokens, and the JWKS publishes a key of each from its first answer.
+   * A `fapi2` realm signs with its `signing_alg` only (FAPI 2.0 SP §5.4).
    */
   readonly signingAlgorithms: readonly SigningAlgorithm[];
   /**
@@ -140,9 +142,12 @@ export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
     corsOrigins: takesOutsideClients(frozen)
       ? ANY_ORIGIN
       : new Set(clients.flatMap((client) => [...client.allowedOrigins])),
-    signingAlgorithms: Object.freeze([
-      ...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG]),
-    ]),
+    // FAPI 2.0 SP §5.4: a fapi2 realm signs with its own algorithm only, never RS256.
+    signingAlgorithms: Object.freeze(
+      isFapi2(frozen)
+        ? [frozen.signing_alg]
+        : [...new Set([frozen.signing_alg, ALWAYS_AVAILABLE_ID_TOKEN_ALG])],
+    ),
     resources: new Map(frozen.resources.map((resource) => [resource.uri, resource])),
     trustedIssuers: new Map(
       frozen.trusted_issuers.map((trusted) => [trusted.issuer, buildTrustedIssuer(trusted)]),

@@ -3,7 +3,6 @@ import { clientIssues } from '../config/client-rules.js';
 import { type ConfigIssue, formatIssue, zodIssues } from '../config/issues.js';
 import { splitScope, UNSAFE_NAME_CHARACTERS } from '../config/primitives.js';
 import type { RegistrationConfig } from '../config/registration.js';
-import { ALWAYS_AVAILABLE_ID_TOKEN_ALG } from '../config/signing-algorithms.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import type { Realm } from '../realms/realm.js';
 
@@ -137,16 +136,10 @@ function policyIssues(
   if (config.client_name !== undefined && UNSAFE_NAME_CHARACTERS.test(config.client_name)) {
     problem('client_name', 'must not contain control or formatting characters');
   }
+  // What the realm signs with: its signing_alg, and RS256 unless it is a fapi2 realm.
   const idTokenAlg = config.id_token_signed_response_alg;
-  if (
-    idTokenAlg !== undefined &&
-    idTokenAlg !== realm.config.signing_alg &&
-    idTokenAlg !== ALWAYS_AVAILABLE_ID_TOKEN_ALG
-  ) {
-    problem(
-      'id_token_signed_response_alg',
-      `must be ${ALWAYS_AVAILABLE_ID_TOKEN_ALG} or ${realm.config.signing_alg}`,
-    );
+  if (idTokenAlg !== undefined && !realm.signingAlgorithms.includes(idTokenAlg)) {
+    problem('id_token_signed_response_alg', `must be ${realm.signingAlgorithms.join(' or ')}`);
   }
   return issues;
 }

@@ -7,6 +7,8 @@ import { checkCibaScope } from './ciba-scope.js';
 import { rejectCibaUnsupported } from './ciba-unsupported.js';
 import { checkClaims } from './claims.js';
 import { checkDpopJkt } from './dpop-jkt.js';
+import { requireFapi2Pkce } from './fapi2-pkce.js';
+import { requireFapi2ResponseType } from './fapi2-response-type.js';
 import { readHints } from './hints.js';
 import { checkIdTokenHint, requireIdTokenHint } from './id-token-hint.js';
 import { checkMaxAge } from './max-age.js';
@@ -35,10 +37,12 @@ const REQUEST_RULES = [
   rejectUnsupported,
   checkParameterLengths,
   checkResponseType,
+  requireFapi2ResponseType,
   checkResponseMode,
   checkScope,
   checkResource,
   checkPkce,
+  requireFapi2Pkce,
   checkDpopJkt,
   checkNonce,
   checkMaxAge,

@@ -1,5 +1,6 @@
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { ASYMMETRIC_ASSERTION_ALGORITHMS, HMAC_ALGORITHMS } from '../../config/client.js';
+import { isFapi2, isFapi2Algorithm } from '../../config/fapi2.js';
 import { nowSeconds, type RealmContext } from '../../context.js';
 import { ENDPOINT_PATHS } from '../../endpoints/paths.js';
 import { OAuthError } from '../../errors/oauth-error.js';
@@ -14,6 +15,11 @@ import { livePreviousSecret } from './client-secret.js';
  * RFC 7523 leaves the lifetime to the server; a short one bounds what a stolen assertion is worth.
  */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/**
+ * FAPI 2.0 SP §5.3.2.1-13: an `iat` up to 10 s ahead is a client's clock; over 60 s it is refused
+ * (nbf is held to the clock tolerance below).
+ */
+const MAX_IAT_AHEAD_SECONDS = 60;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_JTI_LENGTH = 256;
 const JTI_NAMESPACE = 'assertion_jti';
@@ -23,7 +29,7 @@ const JTI_NAMESPACE = 'assertion_jti';
  * only against the client's registered secret or keys, with algorithms pinned to the method, so
  * header-supplied keys (`jwk`, `jku`, `x5u`, `x5c`), `none` and HMAC-with-a-public-key never pass.
  * `iss` = `sub` = client_id, `aud` the issuer, the endpoint called or the token endpoint (which
- * many client libraries send whatever the endpoint), `exp` required and near, and every `jti` is
+ * many client libraries send whatever the endpoint; in a fapi2 realm the issuer only), `exp` required and near, and every `jti` is
  * accepted once.
  */
 export async function verifyClientAssertion(
@@ -40,16 +46,21 @@ export async function verifyClientAssertion(
       ? HMAC_ALGORITHMS
       : ASYMMETRIC_ASSERTION_ALGORITHMS;
 
+  // FAPI 2.0 SP §5.4 and §5.3.2.1-8: its three algorithms, and the issuer as the only audience.
+  const fapi2 = isFapi2(context.realm.config);
+  const algorithms = pinned ? [pinned] : [...family];
   const options = {
-    algorithms: pinned ? [pinned] : [...family],
+    algorithms: fapi2 ? algorithms.filter(isFapi2Algorithm) : algorithms,
     issuer: client.id,
     subject: client.id,
-    audience: [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
+    audience: fapi2
+      ? [context.realm.issuer]
+      : [context.realm.issuer, endpointUrl, context.realm.url(ENDPOINT_PATHS.token)],
     requiredClaims: ['exp', 'jti'],
     currentDate: new Date(context.now()),
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
   };
-  let payload: { exp?: number; jti?: string; aud?: unknown } | undefined;
+  let payload: { exp?: number; iat?: number; jti?: string; aud?: unknown } | undefined;
   try {
     for (const key of keys) {
       payload = await signedWith(context, presented.assertion, key, options);
@@ -72,6 +83,9 @@ export async function verifyClientAssertion(
   if (payload === undefined || typeof payload.aud !== 'string') return false;
 
   const now = nowSeconds(context);
+  if (payload.iat !== undefined && payload.iat > now + MAX_IAT_AHEAD_SECONDS) {
+    throw new OAuthError('invalid_client', 'client_assertion is issued in the future');
+  }
   const exp = payload.exp ?? 0;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS) {
     throw new OAuthError(
