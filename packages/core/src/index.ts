@@ -90,6 +90,7 @@ export {
   type CibaDecisions,
   type Clients,
   createProvider,
+  type DeviceVerification,
   type Grants,
   type Interactions,
   type Provider,

@@ -67,6 +67,7 @@ const createProviderOptionsSchema = providerOptionsSchema.extend({
   accounts: hostObject('an Accounts'),
   authenticatorPush: hostObject('an AuthenticatorPush'),
   interactionUrl: hostFunction('a function of the interaction'),
+  deviceVerificationUrl: hostFunction('a function of the realm name'),
   now: hostFunction('a function returning milliseconds since the epoch'),
   onError: hostFunction('a function of the error and the request'),
   onEvent: hostFunction('a function of the event'),
