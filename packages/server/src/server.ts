@@ -18,6 +18,7 @@ import type { ServerConfig } from './config/server-config.js';
 import { eventLog } from './event-log.js';
 import { healthRoutes } from './health.js';
 import { CsrfTokens } from './login/csrf.js';
+import { deviceRoutes } from './login/device-routes.js';
 import { clientFormTargets } from './login/form-targets.js';
 import { interactionRoutes } from './login/interaction-routes.js';
 import { LoginThrottle } from './login/throttle.js';
@@ -175,13 +176,24 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       realms: { catalog, editor },
     });
   }
+  const csrf = new CsrfTokens(config.cookie_secret);
+  // One throttle for both pages: wrong user codes and wrong passwords share an address's limit.
+  const throttle = new LoginThrottle({ now, ipv6PrefixLength: config.ipv6_prefix_length });
   app.register(interactionRoutes, {
     interactions: provider.interactions,
     users,
-    csrf: new CsrfTokens(config.cookie_secret),
-    throttle: new LoginThrottle({ now, ipv6PrefixLength: config.ipv6_prefix_length }),
+    csrf,
+    throttle,
     baseUrl: config.base_url,
     formTargets: clientFormTargets(catalog),
+    report,
+  });
+  app.register(deviceRoutes, {
+    device: provider.device,
+    realmExists: async (name) => (await provider.realm(name)) !== undefined,
+    csrf,
+    throttle,
+    baseUrl: config.base_url,
     report,
   });
   app.register(gatehouse, { provider });
