@@ -74,7 +74,7 @@ class PageUser {
 
   constructor(
     server: Server,
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly headers: Record<string, string>,
   ) {
     this.browser = new InjectBrowser(
