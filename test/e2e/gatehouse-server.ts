@@ -1,5 +1,6 @@
 import {
   createProvider,
+  type DeviceVerification,
   type Interactions,
   type ProviderOptions,
   type RealmInput,
@@ -20,11 +21,19 @@ export interface RunningGatehouse {
   fetch(url: string, init: RequestInit): Promise<Response>;
   /** What the host app's login and consent pages call. */
   interactions: Interactions;
+  /** What the host app's device verification page calls. */
+  device: DeviceVerification;
   close(): Promise<void>;
 }
 
-/** What the host app plugs into Gatehouse: its user store, its own login page, its outbound fetch. */
-export type HostOptions = Pick<ProviderOptions, 'accounts' | 'interactionUrl' | 'fetch'>;
+/**
+ * What the host app plugs into Gatehouse: its user store, its own login page and device
+ * verification page, its outbound fetch.
+ */
+export type HostOptions = Pick<
+  ProviderOptions,
+  'accounts' | 'interactionUrl' | 'deviceVerificationUrl' | 'fetch'
+>;
 
 /**
  * Gatehouse mounted under a prefix in a host app of one framework, with its metadata also at the
@@ -44,6 +53,7 @@ export async function startGatehouse(
     issuer: (realmName) => `${baseUrl}/oauth/${realmName}`,
     fetch: loopbackFetch(app.origin),
     interactions: provider.interactions,
+    device: provider.device,
     async close() {
       await app.close();
       await provider.close();

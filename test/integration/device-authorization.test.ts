@@ -42,7 +42,9 @@ beforeEach(async () => {
   events = [];
   h = await createHarness({
     extraClients: [tvApp, { ...tvApp, client_id: 'other-tv' }, confidentialTv],
-    onEvent: (event) => events.push(event),
+    onEvent: (event) => {
+      events.push(event);
+    },
   });
 });
 

@@ -188,6 +188,7 @@ export async function userGrants(h: Harness, realmName = 'test') {
     limits: { interactionsPerRealm: 10_000, logoutConfirmationsPerRealm: 1_000 },
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
+    deviceVerificationUrl: () => `${realm.issuer}/device`,
     authenticatorPush: undefined,
     outbound,
     remoteKeySets: new RemoteKeySets(

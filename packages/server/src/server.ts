@@ -128,6 +128,9 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     accounts: users,
     interactionUrl: ({ realm, id }) =>
       `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,
+    // The page of login/device-routes.ts.
+    deviceVerificationUrl: (realm) =>
+      `${config.base_url}/oauth/${encodeURIComponent(realm)}/device`,
     now,
     limits: {
       interactionsPerRealm: config.limits.interactions_per_realm,
