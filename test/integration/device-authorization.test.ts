@@ -1,7 +1,6 @@
 import type { GatehouseEvent } from '@gatehouse-oidc/core';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CookieJar } from '../support/cookie-jar.js';
 import { dpopKey } from '../support/dpop.js';
 import { API_RESOURCE } from '../support/fixtures.js';
 import { browser, isInteraction } from './browser.js';
@@ -72,37 +71,6 @@ async function authorizeDevice(
 
 const poll = (deviceCode: string, clientId = 'tv-app', headers: Record<string, string> = {}) =>
   h.post(TOKEN, { grant_type: DEVICE, device_code: deviceCode, client_id: clientId }, headers);
-
-/** The user, in a browser: types the code, signs in if asked, then answers the consent page. */
-async function answerInBrowser(
-  userCode: string,
-  decision: 'allow' | 'deny',
-  user = browser(h),
-): Promise<TestResponse> {
-  const started = await h.provider.device.start('test', userCode, {
-    cookieHeader: user.jar.header(new URL(h.issuer())).cookie,
-  });
-  if (!started) throw new Error('the user code was refused');
-  user.jar.store(new URL(h.issuer()), started.cookies);
-  let response: TestResponse = {
-    status: 303,
-    headers: { location: started.location },
-    json: () => ({}),
-  };
-  for (let step = 0; step < 2 && isInteraction(h, response); step++) {
-    const shown = await user.details(response);
-    if (!shown) throw new Error('interaction vanished');
-    if (shown.prompt === 'login') {
-      response = await user.finish(response, { login: { sub: 'alice', amr: ['pwd'] } });
-    } else {
-      response = await user.finish(
-        response,
-        decision === 'allow' ? { consent: { scopes: shown.scopes } } : { error: 'access_denied' },
-      );
-    }
-  }
-  return response;
-}
 
 describe('device authorization endpoint (RFC 8628 §3.1, §3.2)', () => {
   it('is in discovery, with the grant type', async () => {
@@ -177,10 +145,9 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
     const user = browser(h);
     // The user types it in lower case, without the dash, with spaces.
     const typed = ` ${device.user_code.replace('-', ' ').toLowerCase()} `;
-    const started = await h.provider.device.start('test', typed, { cookieHeader: undefined });
-    expect(started?.location).toMatch(new RegExp(`^${h.issuer()}/interaction/`));
-    user.jar.store(new URL(h.issuer()), started?.cookies ?? []);
-    const login = { status: 303, headers: { location: started?.location ?? '' }, json: () => ({}) };
+    const login = await user.enterUserCode(typed);
+    if (!login) throw new Error('the user code was refused');
+    expect(login.headers.location).toMatch(new RegExp(`^${h.issuer()}/interaction/`));
     const loginDetails = await user.details(login);
     expect(loginDetails).toMatchObject({
       prompt: 'login',
@@ -240,7 +207,7 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
 
   it('gives the tokens to exactly one of many concurrent polls', async () => {
     const device = await authorizeDevice();
-    await answerInBrowser(device.user_code, 'allow');
+    await browser(h).answerDevice(device.user_code, 'allow');
     h.clock.advance(5);
     const answers = await Promise.all(Array.from({ length: 8 }, () => poll(device.device_code)));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
@@ -253,10 +220,8 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
     const user = browser(h);
     await user.signIn();
     const device = await authorizeDevice({ client_secret: TV_SECRET }, 'tv-confidential');
-    const started = await h.provider.device.start('test', device.user_code, {
-      cookieHeader: user.jar.header(new URL(h.issuer())).cookie,
-    });
-    const page = { status: 303, headers: { location: started?.location ?? '' }, json: () => ({}) };
+    const page = await user.enterUserCode(device.user_code);
+    if (!page) throw new Error('the user code was refused');
     expect(await user.details(page)).toMatchObject({ prompt: 'consent', sub: 'alice' });
   });
 
@@ -275,7 +240,7 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
 
   it('access_denied once the user denies, and the browser is told so', async () => {
     const device = await authorizeDevice();
-    const done = await answerInBrowser(device.user_code, 'deny');
+    const done = await browser(h).answerDevice(device.user_code, 'deny');
     const back = new URL(done.headers.location ?? '');
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(`${back.origin}${back.pathname}`).toBe(device.verification_uri);
@@ -295,11 +260,8 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
   it('an approval expires with its request if the user takes too long to consent', async () => {
     const device = await authorizeDevice();
     const user = browser(h);
-    const started = await h.provider.device.start('test', device.user_code, {
-      cookieHeader: undefined,
-    });
-    user.jar.store(new URL(h.issuer()), started?.cookies ?? []);
-    const login = { status: 303, headers: { location: started?.location ?? '' }, json: () => ({}) };
+    const login = await user.enterUserCode(device.user_code);
+    if (!login) throw new Error('the user code was refused');
     await user.details(login);
     const consent = await user.finish(login, { login: { sub: 'alice' } });
     await user.details(consent);
@@ -312,7 +274,7 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
   it('a code approved for one device is no use to another client, nor is another device_code', async () => {
     const device = await authorizeDevice();
     const other = await authorizeDevice({}, 'other-tv');
-    await answerInBrowser(device.user_code, 'allow');
+    await browser(h).answerDevice(device.user_code, 'allow');
     h.clock.advance(5);
     await expectOAuthError(await poll(device.device_code, 'other-tv'), 400, 'invalid_grant');
     await expectOAuthError(await poll(other.device_code, 'other-tv'), 400, 'authorization_pending');
@@ -334,7 +296,7 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
 
   it('binds the tokens to the DPoP key of the poll that gets them (RFC 9449)', async () => {
     const device = await authorizeDevice();
-    await answerInBrowser(device.user_code, 'allow');
+    await browser(h).answerDevice(device.user_code, 'allow');
     h.clock.advance(5);
     const key = await dpopKey(h.clock.now);
     const proof = await key.proof({ htu: `${h.issuer()}/token` });
@@ -346,7 +308,7 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
 
   it('revoking the consent revokes the device tokens, like CIBA tokens', async () => {
     const device = await authorizeDevice();
-    await answerInBrowser(device.user_code, 'allow', browser(h, new CookieJar()));
+    await browser(h).answerDevice(device.user_code, 'allow');
     h.clock.advance(5);
     const tokens = (await poll(device.device_code)).json();
     await h.provider.grants.revoke('test', 'alice', 'tv-app');
