@@ -3,14 +3,13 @@ import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dpopKey } from '../support/dpop.js';
 import { API_RESOURCE } from '../support/fixtures.js';
-import { browser, isInteraction } from './browser.js';
+import { browser } from './browser.js';
 import {
   createHarness,
   endpointPath,
   expectOAuthError,
   type Harness,
   NO_STORE,
-  type TestResponse,
   TOKEN,
 } from './harness.js';
 
