@@ -135,6 +135,7 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     limits: {
       interactionsPerRealm: config.limits.interactions_per_realm,
       logoutConfirmationsPerRealm: config.limits.logout_confirmations_per_realm,
+      deviceRequestsPerRealm: config.limits.device_requests_per_realm,
     },
     outbound,
     // The logout pages speak the language the login pages would for the same ui_locales.

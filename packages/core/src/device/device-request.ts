@@ -51,7 +51,9 @@ export const deviceRequestId = (deviceCode: string): string => tokenDigest(devic
 
 /**
  * Stores a new pending request under a new device_code (256 random bits) and a user code no
- * live request of the realm has. Returns both codes.
+ * live request of the realm has. Returns both codes. A public client needs no secret to ask, so
+ * both records are capped per realm (`limits.deviceRequestsPerRealm`): a flood drops the oldest
+ * requests, whose devices start over, and never fills the store.
  */
 export async function createDeviceRequest(
   context: RealmContext,
@@ -60,18 +62,26 @@ export async function createDeviceRequest(
   const deviceCode = randomId(32);
   const requestId = deviceRequestId(deviceCode);
   const ttlSeconds = fields.expiresAt - nowSeconds(context) + EXPIRED_MEMORY_SECONDS;
+  const capped = (kind: string) => ({
+    ttlSeconds,
+    caps: [
+      { key: `device/${context.realm.name}/${kind}`, max: context.limits.deviceRequestsPerRealm },
+    ],
+  });
   for (let draw = 0; draw < USER_CODE_DRAWS; draw++) {
     const userCode = newUserCode();
     const index = userCodeId(context, userCode);
-    if (await context.store.add(USER_CODE_NAMESPACE, index, { requestId }, { ttlSeconds })) {
-      await context.store.set(
-        DEVICE_REQUEST_NAMESPACE,
-        recordId(context, requestId),
-        { ...fields, userCode },
-        { ttlSeconds },
-      );
-      return { deviceCode, userCode };
-    }
+    // Capped records have no atomic add: two requests drawing the same one of 20^8 codes in the
+    // same instant is the only way one could take the other's, and both devices show that code.
+    if (await context.store.get(USER_CODE_NAMESPACE, index)) continue;
+    await context.store.setCapped(
+      DEVICE_REQUEST_NAMESPACE,
+      recordId(context, requestId),
+      { ...fields, userCode },
+      capped('requests'),
+    );
+    await context.store.setCapped(USER_CODE_NAMESPACE, index, { requestId }, capped('user-codes'));
+    return { deviceCode, userCode };
   }
   throw new StoreUnavailableError('no free user code was drawn');
 }
