@@ -214,7 +214,7 @@ describe('openid-client drives the device flow through the standalone pages', ()
     expect(decodeJwt(tokens.access_token)).toMatchObject({ client_id: 'tv', sub: 'alice' });
   });
 
-  it('slow_down for a poll sooner than the interval; openid-client then slows down and gets there', async () => {
+  it('slow_down for polls sooner than the interval, which do not cancel the request: openid-client then gets the tokens', async () => {
     const tv = await gatehouse.discover('tv');
     const started = await oidc.initiateDeviceAuthorization(tv, { scope: 'openid' });
     const poll = () => oidc.genericGrantRequest(tv, DEVICE, { device_code: started.device_code });
