@@ -10,6 +10,7 @@ import {
   expectOAuthError,
   type Harness,
   NO_STORE,
+  REVOKE,
   TOKEN,
 } from './harness.js';
 
@@ -304,18 +305,51 @@ describe('the user in a browser, the device polling (RFC 8628 §3.3 to §3.5)', 
     expect(tokens.json().token_type).toBe('DPoP');
     expect(decodeJwt(tokens.json().access_token as string).cnf).toEqual({ jkt: key.jkt });
   });
+});
 
-  it('revoking the consent revokes the device tokens, like CIBA tokens', async () => {
-    const device = await authorizeDevice();
+describe('device tokens in the token lifecycle', () => {
+  /** Device tokens for the API, with the ways to use them the way a device and an API would. */
+  async function apiTokens() {
+    const device = await authorizeDevice({ scope: 'openid api:read', resource: API_RESOURCE });
     await browser(h).answerDevice(device.user_code, 'allow');
     h.clock.advance(5);
     const tokens = (await poll(device.device_code)).json();
+    const accessToken = tokens.access_token as string;
+    return {
+      active: async () => (await h.introspect('api', accessToken)).json().active,
+      refresh: () =>
+        h.post(TOKEN, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token as string,
+          client_id: 'tv-app',
+        }),
+      revokeRefreshToken: () =>
+        h.post(REVOKE, { token: tokens.refresh_token as string, client_id: 'tv-app' }),
+    };
+  }
+
+  it('form one family: the refresh token revoked (RFC 7009) ends the access token too', async () => {
+    const tokens = await apiTokens();
+    expect(await tokens.active()).toBe(true);
+    expect((await tokens.revokeRefreshToken()).status).toBe(200);
+    expect(await tokens.active()).toBe(false);
+    await expectOAuthError(await tokens.refresh(), 400, 'invalid_grant');
+  });
+
+  it('end when the user revokes the consent, like CIBA tokens', async () => {
+    const tokens = await apiTokens();
     await h.provider.grants.revoke('test', 'alice', 'tv-app');
-    const refreshed = await h.post(TOKEN, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token as string,
-      client_id: 'tv-app',
-    });
-    await expectOAuthError(refreshed, 400, 'invalid_grant');
+    expect(await tokens.active()).toBe(false);
+    await expectOAuthError(await tokens.refresh(), 400, 'invalid_grant');
+  });
+
+  it('outlive the browser session they were approved in', async () => {
+    const device = await authorizeDevice({ scope: 'openid api:read', resource: API_RESOURCE });
+    const user = browser(h);
+    await user.answerDevice(device.user_code, 'allow');
+    h.clock.advance(5);
+    const tokens = (await poll(device.device_code)).json();
+    await h.provider.sessions.endAll('test', 'alice');
+    expect((await h.introspect('api', tokens.access_token as string)).json().active).toBe(true);
   });
 });

@@ -185,7 +185,11 @@ export async function userGrants(h: Harness, realmName = 'test') {
     signer: webCryptoSigner(),
     now: h.clock.now,
     maxBodyBytes: bodyLimit(h.provider),
-    limits: { interactionsPerRealm: 10_000, logoutConfirmationsPerRealm: 1_000 },
+    limits: {
+      interactionsPerRealm: 10_000,
+      logoutConfirmationsPerRealm: 1_000,
+      deviceRequestsPerRealm: 10_000,
+    },
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
     deviceVerificationUrl: () => `${realm.issuer}/device`,
