@@ -51,9 +51,9 @@ const REQUEST_RULES = [
 /**
  * Which rule runs where, in the order a client would want to hear about them: the one place to
  * read what the authorization endpoint, its resume step, PAR, CIBA and the device authorization
- * endpoint check (each rule is one file
- * of this folder, its header naming the rule and its specification). Client authentication,
- * client_id and redirect_uri come before the table (trusted-target.ts, client-auth/).
+ * endpoint check (each rule is one file of this folder, its header naming the rule and its
+ * specification). Client authentication, client_id and redirect_uri come before the table
+ * (trusted-target.ts, client-auth/).
  */
 export const AUTHORIZATION_CHECKS = {
   /** endpoints/authorization.ts, after client_id and redirect_uri are trusted. */
