@@ -68,7 +68,7 @@ export const deviceRoutes: FastifyPluginAsync<DevicePagesOptions> = async (app, 
       const { result, error, user_code: userCode } = request.query;
       if (result === 'approved') return sendHtml(reply, 200, deviceOutcomePage(locale, 'approved'));
       if (error !== undefined) return sendHtml(reply, 200, deviceOutcomePage(locale, 'denied'));
-      return showForm(request, reply, 200, userCode === undefined ? {} : { userCode });
+      return showForm(request, reply, 200, userCode === undefined ? {} : typedBack(userCode));
     },
   );
 
@@ -90,16 +90,22 @@ export const deviceRoutes: FastifyPluginAsync<DevicePagesOptions> = async (app, 
       ) {
         return sendMessage(reply, locale, 403, 'forbidden');
       }
-      const userCode = (form.get('user_code') ?? '').slice(0, 64);
+      const typed = typedBack(form.get('user_code') ?? '');
       // Counted before the first await: codes posted together cannot all be tried.
       const attempt = options.throttle.userCodeAttempt(request.ip);
-      if (!attempt) return showForm(request, reply, 429, { userCode, error: 'throttled' });
-      const started = await options.device.start(realm, userCode, {
-        cookieHeader: request.headers.cookie,
-        uiLocales: [locale],
-      });
-      if (!started) return showForm(request, reply, 400, { userCode, error: 'badUserCode' });
-      attempt.succeeded();
+      if (!attempt) return showForm(request, reply, 429, { ...typed, error: 'throttled' });
+      let started: Awaited<ReturnType<DeviceVerification['start']>>;
+      try {
+        started = await options.device.start(realm, typed.userCode, {
+          cookieHeader: request.headers.cookie,
+          uiLocales: [locale],
+        });
+      } catch (failure) {
+        attempt.cancel();
+        throw failure;
+      }
+      if (!started) return showForm(request, reply, 400, { ...typed, error: 'badUserCode' });
+      attempt.cancel();
       return reply
         .code(303)
         .headers(pageHeaders())
@@ -109,6 +115,9 @@ export const deviceRoutes: FastifyPluginAsync<DevicePagesOptions> = async (app, 
     },
   );
 };
+
+/** What the user typed, to fill the form in again: no code is longer than this. */
+const typedBack = (userCode: string) => ({ userCode: userCode.slice(0, 32) });
 
 /** The page's language: `ui_locales` in its URL if any, else the browser's languages. */
 function localeOf(request: DeviceRequest): Locale {

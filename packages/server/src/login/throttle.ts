@@ -107,16 +107,16 @@ export class LoginThrottle {
   /**
    * Lets a device user code typed at the verification page through, counted at once as a
    * failure of the address alone (RFC 8628 §5.1), or refuses it (undefined): guessing codes and
-   * guessing passwords draw on the one budget of the address. `succeeded` when the code named a
-   * request, which is then no failure.
+   * guessing passwords draw on the one budget of the address. `cancel` when the code named a
+   * request, or was never checked (an error): the attempt then counts for nothing.
    */
-  userCodeAttempt(address: string): { succeeded(): void } | undefined {
+  userCodeAttempt(address: string): { cancel(): void } | undefined {
     const from = addressKey(address, this.#ipv6PrefixLength);
     if (this.#addresses.blocked(from)) return undefined;
     const window = this.#addresses.fail(from);
     let open = true;
     return {
-      succeeded: () => {
+      cancel: () => {
         if (!open) return;
         open = false;
         window.failures -= 1;
