@@ -1,5 +1,6 @@
 import {
   createProvider,
+  type DeviceVerification,
   type Interactions,
   type Provider,
   type ProviderOptions,
@@ -23,16 +24,24 @@ export interface RunningGatehouse {
   interactions: Interactions;
   /** What the host's authenticator back end calls once the user answered a CIBA request. */
   ciba: Provider['ciba'];
+  /** What the host app's device verification page calls. */
+  device: DeviceVerification;
   close(): Promise<void>;
 }
 
 /**
- * What the host app plugs into Gatehouse: its user store, its own login page, its outbound fetch
- * or transport, its channel to users' authenticator apps.
+/**
+ * What the host app plugs into Gatehouse: its user store, its own login page and device
+ * verification page, its outbound fetch or transport, its channel to users' authenticator apps.
  */
 export type HostOptions = Pick<
   ProviderOptions,
-  'accounts' | 'interactionUrl' | 'fetch' | 'outbound' | 'authenticatorPush'
+  | 'accounts'
+  | 'interactionUrl'
+  | 'deviceVerificationUrl'
+  | 'fetch'
+  | 'outbound'
+  | 'authenticatorPush'
 >;
 
 /**
@@ -54,6 +63,7 @@ export async function startGatehouse(
     fetch: loopbackFetch(app.origin),
     interactions: provider.interactions,
     ciba: provider.ciba,
+    device: provider.device,
     async close() {
       await app.close();
       await provider.close();

@@ -12,6 +12,12 @@ import { PUBLIC_ORIGIN, type RunningGatehouse } from './gatehouse-server.js';
 /** The host app's own sign-in page: its route, outside the prefix Gatehouse is mounted under. */
 const HOST_PAGE = `${PUBLIC_ORIGIN}/account/sign-in`;
 
+/** The host app's device verification page (RFC 8628 `verification_uri`). */
+export const HOST_DEVICE_PAGE = `${PUBLIC_ORIGIN}/account/device`;
+
+/** The `deviceVerificationUrl` of the provider: users type device codes on the host's page. */
+export const hostDeviceVerificationUrl = () => HOST_DEVICE_PAGE;
+
 /** The `interactionUrl` of the provider: interactions go to the host's page. */
 export const hostInteractionUrl = (interaction: InteractionDetails) =>
   `${HOST_PAGE}?${new URLSearchParams({ realm: interaction.realm, interaction: interaction.id })}`;
@@ -34,6 +40,11 @@ export interface UserAgent {
    * Fails on anything but a 302 or 303 from the provider.
    */
   navigate(url: URL | string): Promise<URL>;
+  /**
+   * The user types a device's user code on the host's verification page, which starts its
+   * sign-in; follows it until the browser is back at that page, and returns that URL.
+   */
+  enterUserCode(realm: string, userCode: string): Promise<URL>;
   /** Every interaction the host's page was shown, in order. */
   readonly interactions: readonly InteractionDetails[];
 }
@@ -56,6 +67,7 @@ export function userAgent(gatehouse: RunningGatehouse, decide: HostDecision): Us
   async function navigate(start: URL | string): Promise<URL> {
     let url = new URL(start);
     for (let hop = 0; hop < 10; hop++) {
+      if (url.href.startsWith(`${HOST_DEVICE_PAGE}?`)) return url;
       if (url.href.startsWith(`${HOST_PAGE}?`)) {
         url = await hostPage(url);
         continue;
@@ -75,5 +87,16 @@ export function userAgent(gatehouse: RunningGatehouse, decide: HostDecision): Us
     throw new Error(`too many redirects, last at ${url}`);
   }
 
-  return { navigate, interactions };
+  /** The host's verification page: hands the code to Gatehouse, sets its cookies, redirects. */
+  async function enterUserCode(realm: string, userCode: string): Promise<URL> {
+    const page = new URL(HOST_DEVICE_PAGE);
+    const started = await gatehouse.device.start(realm, userCode, {
+      cookieHeader: jar.header(page).cookie,
+    });
+    if (!started) throw new Error(`the host's page refused the user code ${userCode}`);
+    jar.store(page, started.cookies);
+    return navigate(started.location);
+  }
+
+  return { navigate, enterUserCode, interactions };
 }

@@ -15,7 +15,19 @@ let h: Harness;
 let store: RecordingStore;
 beforeEach(async () => {
   h = await createHarness({
-    limits: { interactionsPerRealm: PER_REALM, logoutConfirmationsPerRealm: PER_REALM },
+    limits: {
+      interactionsPerRealm: PER_REALM,
+      logoutConfirmationsPerRealm: PER_REALM,
+      deviceRequestsPerRealm: PER_REALM,
+    },
+    extraClients: [
+      {
+        client_id: 'tv',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+        scope: 'openid',
+      },
+    ],
     store: (now) => {
       store = new RecordingStore({ now });
       return store;
@@ -133,5 +145,32 @@ describe('logout confirmations', () => {
     // 65 confirmations for 50 places: alice's five (the used one counts until it expires) and
     // bob's sixty.
     expect(store.metrics().evicted).toBe(3 + 15);
+  });
+});
+
+describe('device authorization requests', () => {
+  it('keeps at most deviceRequestsPerRealm of a public client, dropping the oldest', async () => {
+    const ask = async () =>
+      (await h.post(endpointPath('device/auth'), { client_id: 'tv', scope: 'openid' })).json();
+    const first = await ask();
+    for (let i = 0; i < PER_REALM * 2; i++) await ask();
+    const newest = await ask();
+    // Each request is two records (its own and its user code's), each under its own cap.
+    expect(store.metrics().evicted).toBe((PER_REALM + 2) * 2);
+    const poll = (device: Record<string, unknown>) =>
+      h.post(endpointPath('token'), {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: String(device.device_code),
+        client_id: 'tv',
+      });
+    h.clock.advance(5);
+    expect((await poll(first)).json().error).toBe('invalid_grant');
+    expect((await poll(newest)).json().error).toBe('authorization_pending');
+    expect(
+      await h.provider.device.start('test', String(first.user_code), { cookieHeader: undefined }),
+    ).toBeUndefined();
+    expect(
+      await h.provider.device.start('test', String(newest.user_code), { cookieHeader: undefined }),
+    ).toBeDefined();
   });
 });

@@ -70,7 +70,57 @@ export function browser(h: Harness, jar = new CookieJar(), realm = 'test') {
     return response;
   }
 
-  return { jar, visit, authorize, details, finish, signIn, pageCookies };
+  /**
+   * Plays the host's device verification page: hands the typed user code to the provider and
+   * returns the redirect to the sign-in it started (undefined when the code was refused).
+   */
+  async function enterUserCode(userCode: string): Promise<TestResponse | undefined> {
+    const issuer = new URL(h.issuer(realm));
+    const started = await h.provider.device.start(realm, userCode, {
+      cookieHeader: jar.header(issuer).cookie,
+    });
+    if (!started) return undefined;
+    jar.store(issuer, started.cookies);
+    return { status: 303, headers: { location: started.location }, json: () => ({}) };
+  }
+
+  /**
+   * The user approves (`allow`) or denies a device's request: types its code, signs in as `sub`
+   * if asked, answers the consent page. Resolves with the redirect back to the verification page.
+   */
+  async function answerDevice(
+    userCode: string,
+    decision: 'allow' | 'deny',
+    sub = 'alice',
+  ): Promise<TestResponse> {
+    let response = await enterUserCode(userCode);
+    if (!response) throw new Error(`the user code ${userCode} was refused`);
+    for (let step = 0; step < 2 && isInteraction(h, response, realm); step++) {
+      const shown = await details(response);
+      if (!shown) throw new Error('interaction vanished');
+      response = await finish(
+        response,
+        shown.prompt === 'login'
+          ? { login: { sub, amr: ['pwd'] } }
+          : decision === 'allow'
+            ? { consent: { scopes: shown.scopes } }
+            : { error: 'access_denied' },
+      );
+    }
+    return response;
+  }
+
+  return {
+    jar,
+    visit,
+    authorize,
+    details,
+    finish,
+    signIn,
+    pageCookies,
+    enterUserCode,
+    answerDevice,
+  };
 }
 
 /** The code_verifier every test uses, and its S256 challenge (base64url SHA-256). */

@@ -63,6 +63,7 @@ beforeEach(async () => {
   });
   const meterProvider = new MeterProvider({ readers: [reader] });
   h = await createHarness({
+    extraClients: [TV_APP],
     store: (now) => new TracedStore({ now }),
     instrumentation: openTelemetry({
       tracer: tracerProvider.getTracer('gatehouse-test'),
@@ -70,6 +71,15 @@ beforeEach(async () => {
     }),
   });
 });
+
+const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code' as const;
+/** A device of the device authorization grant (RFC 8628). */
+const TV_APP = {
+  client_id: 'tv-app',
+  token_endpoint_auth_method: 'none' as const,
+  grant_types: [DEVICE],
+  scope: 'openid',
+};
 
 /** The data points of a counter, as attributes and value. */
 async function counted(name: string) {
@@ -205,6 +215,41 @@ describe('counters', () => {
       },
       {
         attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': 'authorization_code' },
+        value: 1,
+      },
+    ]);
+  });
+
+  it('the device grant: spans of its endpoint and polls, its waiting and its tokens counted, no code in any', async () => {
+    const started = await h.post(endpointPath('device/auth'), {
+      client_id: 'tv-app',
+      scope: 'openid',
+    });
+    const { device_code, user_code } = started.json() as Record<string, string>;
+    const poll = () =>
+      h.post(TOKEN, { grant_type: DEVICE, device_code: device_code ?? '', client_id: 'tv-app' });
+    h.clock.advance(5);
+    await poll();
+    await browser(h).answerDevice(user_code ?? '', 'allow');
+    h.clock.advance(5);
+    expect((await poll()).status).toBe(200);
+
+    const names = gatehouseSpans().map((span) => span.name);
+    expect(names[0]).toBe('gatehouse device/auth');
+    expect(names.filter((name) => name === 'gatehouse token')).toHaveLength(2);
+    const exported = JSON.stringify(gatehouseSpans().map((span) => span.attributes));
+    expect(exported).not.toContain(device_code);
+    expect(exported).not.toContain(user_code);
+    expect(await counted('gatehouse.tokens.issued')).toEqual([
+      { attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': DEVICE }, value: 1 },
+    ]);
+    expect(await counted('gatehouse.errors')).toEqual([
+      {
+        attributes: {
+          'gatehouse.realm': 'test',
+          'gatehouse.endpoint': 'token',
+          'gatehouse.oauth.error': 'authorization_pending',
+        },
         value: 1,
       },
     ]);

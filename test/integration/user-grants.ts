@@ -187,9 +187,14 @@ export async function userGrants(h: Harness, realmName = 'test') {
     verifier: webCryptoVerifier(),
     now: h.clock.now,
     maxBodyBytes: bodyLimit(h.provider),
-    limits: { interactionsPerRealm: 10_000, logoutConfirmationsPerRealm: 1_000 },
+    limits: {
+      interactionsPerRealm: 10_000,
+      logoutConfirmationsPerRealm: 1_000,
+      deviceRequestsPerRealm: 10_000,
+    },
     accounts: claimlessAccounts,
     interactionUrl: (interaction) => `${realm.issuer}/interaction/${interaction.id}`,
+    deviceVerificationUrl: () => `${realm.issuer}/device`,
     authenticatorPush: undefined,
     outbound,
     remoteKeySets: new RemoteKeySets(

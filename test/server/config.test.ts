@@ -405,6 +405,7 @@ describe('server config', () => {
     expect(config.limits).toEqual({
       interactions_per_realm: 10_000,
       logout_confirmations_per_realm: 1_000,
+      device_requests_per_realm: 10_000,
       ciba_pushes_at_once: 8,
       ciba_pushes_queued: 100,
     });

@@ -30,6 +30,8 @@ export interface ProviderContext {
   readonly accounts: Accounts;
   /** Where the host application's login or consent page for an interaction lives. */
   readonly interactionUrl: (interaction: InteractionDetails) => string;
+  /** The host's page where a user types a device's user code (RFC 8628 `verification_uri`). */
+  readonly deviceVerificationUrl: (realmName: string) => string;
   /** Reaches users' authenticator apps; required by realms with CIBA. */
   readonly authenticatorPush: AuthenticatorPush | undefined;
   /** Every outbound request goes through it (outbound/bounded-fetcher.ts). */

@@ -94,6 +94,7 @@ export {
   type CibaDecisions,
   type Clients,
   createProvider,
+  type DeviceVerification,
   type Grants,
   type Interactions,
   type Provider,

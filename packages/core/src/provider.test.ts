@@ -110,6 +110,7 @@ describe('createProvider options', () => {
     expect(Object.keys(made).sort()).toEqual(
       [
         'ciba',
+        'device',
         'clients',
         'close',
         'grants',

@@ -1,4 +1,5 @@
 import { type Accounts, claimlessAccounts } from './accounts/accounts.js';
+import { startDeviceVerification } from './authorization/device-verification.js';
 import type { AuthenticatorPush, CibaApproval } from './ciba/authenticator-push.js';
 import { decideCibaRequest } from './ciba/decide.js';
 import { RemoteKeySets } from './client-auth/remote-key-sets.js';
@@ -86,6 +87,13 @@ export interface ProviderOptions {
    * Default: `{issuer}/interaction/{id}`, where the standalone server serves its pages.
    */
   interactionUrl?: (interaction: InteractionDetails) => string;
+  /**
+   * The URL of the host's page where users type a device's user code: the `verification_uri`
+   * of the device authorization grant (RFC 8628, docs/device-flow.md). The browser comes back
+   * to it when the user has answered. Default: `{issuer}/device`, where the standalone server
+   * serves its page.
+   */
+  deviceVerificationUrl?: (realmName: string) => string;
   /** Reaches users' authenticator apps; required when a realm enables CIBA. */
   authenticatorPush?: AuthenticatorPush;
   /**
@@ -156,6 +164,8 @@ export interface Provider {
   readonly interactions: Interactions;
   /** How the authenticator's back end answers CIBA requests. */
   readonly ciba: CibaDecisions;
+  /** How the host's verification page hands a device's user code to the sign-in. */
+  readonly device: DeviceVerification;
   /** Users' sessions: list them, end one, end all of a user's (log out everywhere). */
   readonly sessions: Sessions;
   /** Users' grants to clients: list them, revoke one. */
@@ -192,6 +202,28 @@ export interface Interactions {
     result: InteractionResult,
     cookieHeader: string | undefined,
   ): Promise<string>;
+}
+
+/**
+ * The host's verification page of the device authorization grant (docs/device-flow.md). The
+ * answer ends at the same page: `?result=approved` or `?error=access_denied` (with `iss`).
+ */
+export interface DeviceVerification {
+  /**
+   * Starts the sign-in of the device request whose user code the user typed (any case, with or
+   * without the dash and spaces): the usual login interaction when the browser has no session,
+   * then always a consent interaction. Resolves to where to send the browser with a 303 and the
+   * cookies to set, or undefined when the code names no request the user may still answer
+   * (unknown, expired, already answered). Count every undefined as a failed guess of the
+   * browser's address and throttle it: user codes are short so that people can type them.
+   * `cookieHeader` is the Cookie header of the browser's request to the page, as for
+   * interactions; `uiLocales` the languages of the pages that follow.
+   */
+  start(
+    realmName: string,
+    userCode: string,
+    browser: { cookieHeader: string | undefined; uiLocales?: readonly string[] },
+  ): Promise<{ location: string; cookies: string[] } | undefined>;
 }
 
 /** The user's answer to a CIBA request, from the authenticator's back end. */
@@ -296,6 +328,8 @@ export function createProvider(options: ProviderOptions): Provider {
     interactionUrl:
       options.interactionUrl ??
       ((interaction) => `${baseUrl}/oauth/${interaction.realm}/interaction/${interaction.id}`),
+    deviceVerificationUrl:
+      options.deviceVerificationUrl ?? ((realmName) => `${baseUrl}/oauth/${realmName}/device`),
     authenticatorPush: push,
     outbound,
     remoteKeySets: new RemoteKeySets(now, reportError, {}, outbound),
@@ -380,6 +414,18 @@ export function createProvider(options: ProviderOptions): Provider {
       async deny(realmName, authReqId) {
         const realm = await realms.get(realmName);
         return realm ? decideCibaRequest(realmContext(realm), authReqId, { deny: true }) : false;
+      },
+    },
+    device: {
+      async start(realmName, userCode, browser) {
+        const realm = await realms.get(realmName);
+        const response =
+          realm && (await startDeviceVerification(realmContext(realm), userCode, browser));
+        const location = response?.headers.location;
+        // The start always hands the user to a login or consent page: a redirect.
+        return location === undefined
+          ? undefined
+          : { location, cookies: [...(response?.cookies ?? [])] };
       },
     },
     sessions: {

@@ -4,6 +4,7 @@ import { authorizationResumeEndpoint } from './endpoints/authorization-resume.js
 import { backchannelAuthenticationEndpoint } from './endpoints/backchannel-authentication.js';
 import { checkSessionEndpoint } from './endpoints/check-session.js';
 import { clientConfigurationEndpoint } from './endpoints/client-configuration.js';
+import { deviceAuthorizationEndpoint } from './endpoints/device-authorization.js';
 import { discoveryEndpoint } from './endpoints/discovery.js';
 import { endSessionEndpoint } from './endpoints/end-session.js';
 import { introspectionEndpoint } from './endpoints/introspection.js';
@@ -70,6 +71,8 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
     ENDPOINT_PATHS.backchannelAuthentication,
     { methods: POST, handler: backchannelAuthenticationEndpoint },
   ],
+  // RFC 8628: a device or a command-line tool asks there, no script in a browser: no CORS.
+  [ENDPOINT_PATHS.deviceAuthorization, { methods: POST, handler: deviceAuthorizationEndpoint }],
   [
     ENDPOINT_PATHS.registration,
     { methods: [...POST, 'OPTIONS'], handler: registrationEndpoint, ...REGISTRATION_ROUTE },

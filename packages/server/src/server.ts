@@ -20,6 +20,7 @@ import type { ServerConfig } from './config/server-config.js';
 import { eventLog } from './event-log.js';
 import { healthRoutes } from './health.js';
 import { CsrfTokens } from './login/csrf.js';
+import { deviceRoutes } from './login/device-routes.js';
 import { clientFormTargets } from './login/form-targets.js';
 import { interactionRoutes } from './login/interaction-routes.js';
 import { LoginThrottle } from './login/throttle.js';
@@ -138,10 +139,14 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
     accounts: users,
     interactionUrl: ({ realm, id }) =>
       `${config.base_url}/oauth/${encodeURIComponent(realm)}/interaction/${encodeURIComponent(id)}`,
+    // The page of login/device-routes.ts.
+    deviceVerificationUrl: (realm) =>
+      `${config.base_url}/oauth/${encodeURIComponent(realm)}/device`,
     now,
     limits: {
       interactionsPerRealm: config.limits.interactions_per_realm,
       logoutConfirmationsPerRealm: config.limits.logout_confirmations_per_realm,
+      deviceRequestsPerRealm: config.limits.device_requests_per_realm,
     },
     outbound,
     // The logout pages speak the language the login pages would for the same ui_locales.
@@ -186,13 +191,24 @@ export function buildServer(config: ServerConfig, options: ServerOptions = {}): 
       realms: { catalog, editor },
     });
   }
+  const csrf = new CsrfTokens(config.cookie_secret);
+  // One throttle for both pages: wrong user codes and wrong passwords share an address's limit.
+  const throttle = new LoginThrottle({ now, ipv6PrefixLength: config.ipv6_prefix_length });
   app.register(interactionRoutes, {
     interactions: provider.interactions,
     users,
-    csrf: new CsrfTokens(config.cookie_secret),
-    throttle: new LoginThrottle({ now, ipv6PrefixLength: config.ipv6_prefix_length }),
+    csrf,
+    throttle,
     baseUrl: config.base_url,
     formTargets: clientFormTargets(catalog),
+    report,
+  });
+  app.register(deviceRoutes, {
+    device: provider.device,
+    realmExists: async (name) => (await provider.realm(name)) !== undefined,
+    csrf,
+    throttle,
+    baseUrl: config.base_url,
     report,
   });
   app.register(gatehouse, { provider });

@@ -10,6 +10,7 @@ import type { Client } from '../realms/realm.js';
 import type { LoadedSession } from '../sessions/session.js';
 import type { Revised } from '../store/store.js';
 import { redirected } from './authorization-error.js';
+import { approveDevice } from './device-approval.js';
 import { type Consented, issueAuthorizationResponse } from './issue-response.js';
 import { respondToClient, targetOf } from './redirect.js';
 import { type AuthorizationRequest, consentScopes } from './request.js';
@@ -61,6 +62,10 @@ export async function continueAuthorization(
     return interaction(context, 'consent', request, progress);
   }
   const { known, ...consented } = authorized;
+  if (request.device) {
+    // The consent just given is remembered by the resume step; a device's request never skips it.
+    return approveDevice(context, request, request.device, session, consented.scopes, progress);
+  }
   const consent =
     progress.consent?.record ??
     (await giveConsent(
@@ -129,7 +134,11 @@ async function authorizedScopes(
     const consented = new Set(progress.consent.scopes);
     scopes = scopes.filter((scope) => consented.has(scope));
     claimScopes = claimScopes.filter((scope) => consented.has(scope));
-  } else if (!context.realm.clients.get(request.clientId)?.config.skip_consent) {
+  } else if (
+    request.device !== undefined ||
+    !context.realm.clients.get(request.clientId)?.config.skip_consent
+  ) {
+    // RFC 8628 §5.4: whoever typed a code someone sent them must see what it gives away.
     if (request.prompt.includes('consent')) return undefined;
     known = await readConsent(context, session.record.sub, request.clientId);
     const granted = new Set(known?.value.scopes);

@@ -34,6 +34,12 @@ export interface AuthorizationRequest {
   expectedSub?: string;
   /** The user a verified id_token_hint names; unlike a requested `sub`, no stranger chose it. */
   hintedSub?: string;
+  /**
+   * Set when the user approves a device's request (RFC 8628) in this browser rather than a
+   * client's redirect: the request's store id (never its device_code) and the user code the
+   * user typed. `redirectUri` is then the verification page, where the browser ends up.
+   */
+  device?: { requestId: string; userCode: string };
 }
 
 /** Everything the user consents to: the requested scopes, and those only some claims need. */

@@ -63,12 +63,6 @@ export function readCibaRequest(
   return context.store.read<CibaRequestRecord>(CIBA_NAMESPACE, recordId(context, authReqId));
 }
 
-/**
- * Compare-and-set attempts before giving up: each failed one means another poll or decision
- * changed the request, so a handful always suffices unless the store misbehaves.
- */
-export const MAX_TRANSITION_ATTEMPTS = 8;
-
 /** One atomic transition: false when someone else changed the request since it was read. */
 export function replaceCibaRequest(
   context: RealmContext,

@@ -1,7 +1,7 @@
 import { nowSeconds, type RealmContext } from '../context.js';
-import { StoreUnavailableError } from '../errors/oauth-error.js';
+import { CHANGED, untilSettled } from '../store/transition.js';
 import type { CibaApproval } from './authenticator-push.js';
-import { MAX_TRANSITION_ATTEMPTS, readCibaRequest, replaceCibaRequest } from './ciba-request.js';
+import { readCibaRequest, replaceCibaRequest } from './ciba-request.js';
 import { pingClient } from './ping.js';
 
 export type CibaDecision = { approve: CibaApproval } | { deny: true };
@@ -12,12 +12,12 @@ export type CibaDecision = { approve: CibaApproval } | { deny: true };
  * only changes `lastPollAtMs`, so the decision is re-read and retried until one of them holds.
  * A ping client is then told, in the background (ping.ts): the decision does not wait for it.
  */
-export async function decideCibaRequest(
+export function decideCibaRequest(
   context: RealmContext,
   authReqId: string,
   decision: CibaDecision,
 ): Promise<boolean> {
-  for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
+  return untilSettled(async () => {
     const read = await readCibaRequest(context, authReqId);
     const now = nowSeconds(context);
     if (read?.value.state !== 'pending' || now >= read.value.expiresAt) return false;
@@ -33,10 +33,8 @@ export async function decideCibaRequest(
               ...(decision.approve.acr !== undefined ? { acr: decision.approve.acr } : {}),
             },
           };
-    if (await replaceCibaRequest(context, authReqId, read.revision, next)) {
-      if (next.ping) pingClient(context, authReqId, next, next.ping);
-      return true;
-    }
-  }
-  throw new StoreUnavailableError('the CIBA request kept changing under this decision');
+    if (!(await replaceCibaRequest(context, authReqId, read.revision, next))) return CHANGED;
+    if (next.ping) pingClient(context, authReqId, next, next.ping);
+    return true;
+  }, 'the CIBA request');
 }

@@ -16,6 +16,8 @@ export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** RFC 7523 §2.1: a JWT from one of the realm's trusted issuers as the authorization grant. */
 export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** RFC 8628 §3.4: a device without a browser polls with the device_code the user approved elsewhere. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** CIBA Core 1.0 §5: how a client hears that the user answered (push is not supported). */
 export const CIBA_DELIVERY_MODES = ['poll', 'ping'] as const;
@@ -27,6 +29,7 @@ export const GRANT_TYPES = [
   CIBA_GRANT_TYPE,
   TOKEN_EXCHANGE_GRANT_TYPE,
   JWT_BEARER_GRANT_TYPE,
+  DEVICE_CODE_GRANT_TYPE,
   'implicit',
 ] as const;
 

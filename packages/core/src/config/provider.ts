@@ -22,6 +22,15 @@ export const providerLimitsSchema = z.strictObject({
     .describe(
       'Logout confirmations one realm keeps waiting for their button; beyond it the oldest is dropped.',
     ),
+  deviceRequestsPerRealm: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .default(10_000)
+    .describe(
+      'Device authorization requests (RFC 8628) one realm keeps waiting for their user: a public client needs no secret to make one. Beyond it the oldest is dropped (its device starts over).',
+    ),
 });
 
 /** The plain-data options of `createProvider`; the adapters it takes (store, keys…) are typed in provider.ts. */
@@ -68,6 +77,7 @@ const createProviderOptionsSchema = providerOptionsSchema.extend({
   accounts: hostObject('an Accounts'),
   authenticatorPush: hostObject('an AuthenticatorPush'),
   interactionUrl: hostFunction('a function of the interaction'),
+  deviceVerificationUrl: hostFunction('a function of the realm name'),
   now: hostFunction('a function returning milliseconds since the epoch'),
   onError: hostFunction('a function of the error and the request'),
   onEvent: hostFunction('a function of the event'),

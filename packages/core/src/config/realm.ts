@@ -50,6 +50,12 @@ export const realmSchema = z.strictObject({
   authorization_code_ttl: positiveSeconds(60, 600).describe(
     'Seconds an authorization code may wait to be exchanged.',
   ),
+  device_code_ttl: positiveSeconds(600, 1800).describe(
+    'Seconds a device authorization request (RFC 8628) waits for its user to enter the user code and approve it.',
+  ),
+  device_poll_interval: positiveSeconds(5, 60).describe(
+    'Seconds a device must wait between polls of the token endpoint; a faster poll gets slow_down and 5 more seconds.',
+  ),
   session_ttl: positiveSeconds(14 * DAY, 365 * DAY).describe(
     'Seconds a browser session (single sign-on) lasts after the user signed in.',
   ),

@@ -819,6 +819,8 @@ describe('defaults', () => {
       refresh_token_ttl: 2_592_000,
       refresh_token_rotation_grace: 0,
       authorization_code_ttl: 60,
+      device_code_ttl: 600,
+      device_poll_interval: 5,
       session_ttl: 1_209_600,
       access_token_format: 'jwt',
       access_token_retention_policy: 'store',

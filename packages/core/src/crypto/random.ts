@@ -24,3 +24,18 @@ function randomBytes(count: number): Uint8Array {
 export function randomId(bytes = 32): string {
   return base64urlFromBytes(randomBytes(bytes));
 }
+
+/**
+ * `length` characters drawn uniformly from `alphabet` (2 to 256 characters): bytes beyond the
+ * largest multiple of its size are drawn again, so no character is likelier than another.
+ */
+export function randomCharacters(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length - out.length)) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+    }
+  }
+  return out;
+}

@@ -4,6 +4,7 @@ import { runChecks } from '../authorization/checks/check.js';
 import { AUTHORIZATION_CHECKS } from '../authorization/checks/index.js';
 import type { ResumeState } from '../authorization/checks/resume-state.js';
 import { continueAuthorization } from '../authorization/continue-authorization.js';
+import { deniedOnError } from '../authorization/device-approval.js';
 import { targetOf } from '../authorization/redirect.js';
 import { applyConsent, applyLogin } from '../authorization/resume-steps.js';
 import type { EndpointHandler, RealmContext } from '../context.js';
@@ -16,8 +17,8 @@ import { loadSession, type SessionRecord } from '../sessions/session.js';
 /**
  * Where the browser comes back after the host finished an interaction: the resume row of the
  * checks table, then the result applied — a new session for a login, remembered consent — and
- * the authorization it belongs to continued. Only the browser that started the interaction may
- * resume it, and only once.
+ * the authorization it belongs to continued (a device's request that ends in an error is
+ * denied). Only the browser that started the interaction may resume it, and only once.
  */
 export const authorizationResumeEndpoint: EndpointHandler = async (request, context) =>
   answerAuthorization(context, undefined, { method: request.method }, async () => {
@@ -28,23 +29,24 @@ export const authorizationResumeEndpoint: EndpointHandler = async (request, cont
       context,
       targetOf(authorization),
       { method: request.method, cookies },
-      async () => {
-        await runChecks(AUTHORIZATION_CHECKS.resume, { context, interaction });
-        const previous = await loadSession(request, context);
-        const login = await applyLogin(context, interaction, previous);
-        cookies.push(...login.cookies);
-        const session = login.session;
-        const ofUser = session && sameUser(session.record, interaction) ? session : undefined;
-        const consent = ofUser ? await applyConsent(context, interaction, ofUser) : undefined;
-        return continueAuthorization(context, authorization, {
-          session: ofUser,
-          loggedInNow: login.loggedInNow && ofUser !== undefined,
-          ...(consent === undefined ? {} : { consent }),
-          cookies,
-          method: request.method,
-          cookieHeader: request.headers.cookie,
-        });
-      },
+      () =>
+        deniedOnError(context, authorization.device, async () => {
+          await runChecks(AUTHORIZATION_CHECKS.resume, { context, interaction });
+          const previous = await loadSession(request, context);
+          const login = await applyLogin(context, interaction, previous);
+          cookies.push(...login.cookies);
+          const session = login.session;
+          const ofUser = session && sameUser(session.record, interaction) ? session : undefined;
+          const consent = ofUser ? await applyConsent(context, interaction, ofUser) : undefined;
+          return continueAuthorization(context, authorization, {
+            session: ofUser,
+            loggedInNow: login.loggedInNow && ofUser !== undefined,
+            ...(consent === undefined ? {} : { consent }),
+            cookies,
+            method: request.method,
+            cookieHeader: request.headers.cookie,
+          });
+        }),
     );
   });
 

@@ -98,6 +98,7 @@ export function providerMetadata(realm: Realm): Record<string, unknown> {
     // Only references to pushed requests (RFC 9126 §4), never a URL to fetch.
     request_uri_parameter_supported: true,
     pushed_authorization_request_endpoint: realm.url(ENDPOINT_PATHS.pushedAuthorization),
+    device_authorization_endpoint: realm.url(ENDPOINT_PATHS.deviceAuthorization),
     require_pushed_authorization_requests:
       fapi2 || realm.config.require_pushed_authorization_requests,
     require_request_uri_registration: false,

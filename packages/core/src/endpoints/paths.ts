@@ -13,6 +13,7 @@ export const ENDPOINT_PATHS = {
   checkSession: 'session/check',
   backchannelAuthentication: 'bc-authorize',
   pushedAuthorization: 'par',
+  deviceAuthorization: 'device/auth',
   registration: 'register',
   /** RFC 7592's client configuration endpoint: `register/{client_id}`. */
   clientConfiguration: 'register/{client_id}',

@@ -36,6 +36,7 @@ const CONSTANT_SUBSTITUTIONS = new Map([
   ['core/src/http/read-form.ts: leaked', 'an entry of CREDENTIAL_PARAMETERS'],
   ['core/src/authorization/checks/ciba-unsupported.ts: name', 'an entry of a fixed list'],
   ['core/src/authorization/checks/ciba-grant-type.ts: CIBA_GRANT_TYPE', 'a constant'],
+  ['core/src/endpoints/device-authorization.ts: DEVICE_CODE_GRANT_TYPE', 'a constant'],
   ['core/src/authorization/checks/binding-message.ts: MAX_BINDING_MESSAGE', 'a constant'],
   [
     'core/src/authorization/checks/ciba-notification-token.ts: MAX_NOTIFICATION_TOKEN',

@@ -1,16 +1,15 @@
 import {
   type CibaRequestRecord,
-  MAX_TRANSITION_ATTEMPTS,
   readCibaRequest,
   replaceCibaRequest,
 } from '../ciba/ciba-request.js';
 import { CIBA_GRANT_TYPE } from '../config/client.js';
-import { giveConsent, registerGrant } from '../consent/consents.js';
 import { nowSeconds, type RealmContext } from '../context.js';
-import { randomId } from '../crypto/random.js';
-import { OAuthError, StoreUnavailableError } from '../errors/oauth-error.js';
+import { OAuthError } from '../errors/oauth-error.js';
 import type { GatehouseResponse } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
+import { CHANGED, untilSettled } from '../store/transition.js';
+import { consentedGrant, polledTooSoon } from './decoupled-grant.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { userTokenResponse } from './user-token-response.js';
 
@@ -26,7 +25,7 @@ import { userTokenResponse } from './user-token-response.js';
 export const cibaGrant: GrantTypeHandler = async (params, client, context, dpopJkt) => {
   const authReqId = params.get('auth_req_id');
   if (authReqId === undefined) throw new OAuthError('invalid_request', 'auth_req_id is required');
-  for (let attempt = 0; attempt < MAX_TRANSITION_ATTEMPTS; attempt++) {
+  return untilSettled(async () => {
     const read = await readCibaRequest(context, authReqId);
     if (!read || read.value.clientId !== client.id) {
       throw new OAuthError(
@@ -34,29 +33,9 @@ export const cibaGrant: GrantTypeHandler = async (params, client, context, dpopJ
         'auth_req_id is unknown or was issued to another client',
       );
     }
-    const outcome = await poll(context, client, authReqId, read.revision, read.value, dpopJkt);
-    if (outcome !== RETRY) return outcome;
-  }
-  throw new StoreUnavailableError('the CIBA request kept changing under this poll');
+    return poll(context, client, authReqId, read.revision, read.value, dpopJkt);
+  }, 'the CIBA request');
 };
-
-const RETRY = Symbol('the request changed meanwhile');
-
-/**
- * The store grant of an approved request's tokens, registered with the user's consent to the
- * client: the approval on the authentication device is that consent, and revoking the consent
- * revokes these tokens too.
- */
-async function consentedGrant(context: RealmContext, request: CibaRequestRecord): Promise<string> {
-  const { refresh_token_ttl, access_token_ttl } = context.realm.config;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const consent = await giveConsent(context, request.sub, request.clientId, request.scopes);
-    const grantId = randomId(16);
-    if (await registerGrant(context, consent, grantId, refresh_token_ttl + access_token_ttl))
-      return grantId;
-  }
-  throw new OAuthError('invalid_grant', 'the grant was revoked while its tokens were issued');
-}
 
 async function poll(
   context: RealmContext,
@@ -65,7 +44,7 @@ async function poll(
   revision: number,
   request: CibaRequestRecord,
   dpopJkt: string | undefined,
-): Promise<GatehouseResponse | typeof RETRY> {
+): Promise<GatehouseResponse | typeof CHANGED> {
   const now = nowSeconds(context);
   const nowMs = context.now();
   const transition = (next: Partial<CibaRequestRecord>) =>
@@ -80,24 +59,24 @@ async function poll(
   // A ping client asks as soon as it is told (CIBA Core 1.0 §10.2): the interval bounds polls
   // of a request still pending, not the one request a ping announced.
   const announced = request.ping !== undefined && request.state === 'approved';
-  if (!announced && nowMs < request.lastPollAtMs + request.interval * 1000) {
-    if (!(await transition({ state: 'cancelled' }))) return RETRY;
+  if (!announced && polledTooSoon(request, nowMs)) {
+    if (!(await transition({ state: 'cancelled' }))) return CHANGED;
     throw new OAuthError(
       'slow_down',
       'polled sooner than the interval allows; the request is cancelled',
     );
   }
   if (request.state === 'pending') {
-    if (!(await transition({}))) return RETRY;
+    if (!(await transition({}))) return CHANGED;
     throw new OAuthError('authorization_pending', 'the user has not answered yet');
   }
   // An approval can wait for hours; the account may have gone meanwhile, as at the other grants.
   const account = await context.accounts.findAccount(context.realm.name, request.sub);
   if (!account)
     throw new OAuthError('invalid_grant', 'the account of this request no longer exists');
-  if (!(await transition({ state: 'issued' }))) return RETRY;
+  if (!(await transition({ state: 'issued' }))) return CHANGED;
   const approval = request.approval ?? { authTime: now };
-  const grantId = await consentedGrant(context, request);
+  const grantId = await consentedGrant(context, request.sub, request.clientId, request.scopes);
   return userTokenResponse(context, client, {
     grantType: CIBA_GRANT_TYPE,
     grant: {

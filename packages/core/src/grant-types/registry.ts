@@ -1,11 +1,13 @@
 import {
   CIBA_GRANT_TYPE,
+  DEVICE_CODE_GRANT_TYPE,
   JWT_BEARER_GRANT_TYPE,
   TOKEN_EXCHANGE_GRANT_TYPE,
 } from '../config/client.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { cibaGrant } from './ciba.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { deviceCodeGrant } from './device-code.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { jwtBearerGrant } from './jwt-bearer.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -19,4 +21,5 @@ export const GRANT_TYPE_REGISTRY: ReadonlyMap<string, GrantTypeHandler> = new Ma
   [CIBA_GRANT_TYPE, cibaGrant],
   [TOKEN_EXCHANGE_GRANT_TYPE, tokenExchangeGrant],
   [JWT_BEARER_GRANT_TYPE, jwtBearerGrant],
+  [DEVICE_CODE_GRANT_TYPE, deviceCodeGrant],
 ]);

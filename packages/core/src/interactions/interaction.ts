@@ -49,6 +49,12 @@ export interface InteractionDetails {
   hintedSub?: string;
   /** For consent: the signed-in user it is asked of. */
   sub?: string;
+  /**
+   * Set when the user approves a device's request (RFC 8628): the user code they typed, shown as
+   * `XXXX-XXXX` so they can check it is the one their device shows. The answer goes to the
+   * device, not to `redirectUri`.
+   */
+  device?: { userCode: string };
 }
 
 export interface LoginResult {

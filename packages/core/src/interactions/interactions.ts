@@ -4,6 +4,7 @@ import { isLoopbackHostname } from '../config/primitives.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
+import { formatUserCode } from '../device/user-code.js';
 import { ENDPOINT_PATHS } from '../endpoints/paths.js';
 import type { GatehouseRequest } from '../http/types.js';
 import type { Client } from '../realms/realm.js';
@@ -134,6 +135,7 @@ export async function detailsOf(
   if (request.expectedSub !== undefined) details.expectedSub = request.expectedSub;
   if (request.hintedSub !== undefined) details.hintedSub = request.hintedSub;
   if (record.sub !== undefined) details.sub = record.sub;
+  if (request.device) details.device = { userCode: formatUserCode(request.device.userCode) };
   return details;
 }
 

@@ -78,7 +78,7 @@ export const sessionRecordId = (realm: Realm, sid: string) => `${realm.name}/${s
  * ending failed half-way, so that logging out again can finish it.
  */
 export async function loadSession(
-  request: GatehouseRequest,
+  request: Pick<GatehouseRequest, 'headers'>,
   context: RealmContext,
   options: { ending?: boolean } = {},
 ): Promise<LoadedSession | undefined> {

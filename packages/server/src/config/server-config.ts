@@ -129,13 +129,15 @@ const serverCibaSchema = realmSchema.shape.ciba.unwrap().safeExtend({
   ),
 });
 
-const { interactionsPerRealm, logoutConfirmationsPerRealm } = providerLimitsSchema.shape;
+const { interactionsPerRealm, logoutConfirmationsPerRealm, deviceRequestsPerRealm } =
+  providerLimitsSchema.shape;
 
 /** Core's limits on what anonymous requests store, in the config file's snake_case. */
 const limitsSchema = z
   .strictObject({
     interactions_per_realm: interactionsPerRealm,
     logout_confirmations_per_realm: logoutConfirmationsPerRealm,
+    device_requests_per_realm: deviceRequestsPerRealm,
     ciba_pushes_at_once: z
       .number()
       .int()

@@ -28,7 +28,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionPagesOptions> = as
 };
 
 /** Form bodies become URLSearchParams; any other body is read and dropped (the form-error page). */
-function acceptOnlyForms(app: FastifyInstance): void {
+export function acceptOnlyForms(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -163,6 +163,7 @@ export class InteractionSteps {
         details.sub === undefined ? undefined : this.#options.users.displayName(realm, details.sub),
       scopes: details.scopes,
       csrfField,
+      ...(details.device ? { deviceUserCode: details.device.userCode } : {}),
       ...(details.client.metadataDocument
         ? {
             redirect: {

@@ -23,6 +23,20 @@ const allowed = (t: LoginThrottle, username: string, address: string, realm = 'd
 };
 
 describe('LoginThrottle', () => {
+  it('counts wrong device user codes against the address limit that passwords use, never a username', () => {
+    const { throttle: t } = throttle();
+    for (let i = 0; i < 19; i += 1) expect(t.userCodeAttempt('192.0.2.1')).toBeDefined();
+    expect(t.sizes).toEqual({ pairs: 0, addresses: 1 });
+    // A right code is no failure.
+    t.userCodeAttempt('192.0.2.1')?.cancel();
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(true);
+    expect(t.userCodeAttempt('192.0.2.1')).toBeDefined();
+    // 20 failures: neither a code nor a password from that address is tried any more.
+    expect(t.userCodeAttempt('192.0.2.1')).toBeUndefined();
+    expect(allowed(t, 'alice', '192.0.2.1')).toBe(false);
+    expect(t.userCodeAttempt('192.0.2.2')).toBeDefined();
+  });
+
   it('blocks a username at one address at its 5th failure, for 15 minutes from the first', () => {
     const { clock, throttle: t } = throttle();
     expect(failTimes(t, 4, 'alice', '192.0.2.1')).toBe(4);

@@ -40,7 +40,7 @@ export interface LoginAttempt {
 }
 
 /**
- * Slows password guessing: after too many failures for one username (in a realm) from one
+ * Slows password guessing (and device user code guessing, by address): after too many failures for one username (in a realm) from one
  * address, or from one address whatever the username, the login form refuses further attempts
  * until the window passes, without checking the password. Unknown usernames count like known
  * ones, so a refusal reveals nothing. IPv6 addresses count by their /64 (`ipv6PrefixLength`),
@@ -100,6 +100,26 @@ export class LoginThrottle {
         if (!open) return;
         open = false;
         pairWindow.failures -= 1;
+      },
+    };
+  }
+
+  /**
+   * Lets a device user code typed at the verification page through, counted at once as a
+   * failure of the address alone (RFC 8628 §5.1), or refuses it (undefined): guessing codes and
+   * guessing passwords draw on the one budget of the address. `cancel` when the code named a
+   * request, or was never checked (an error): the attempt then counts for nothing.
+   */
+  userCodeAttempt(address: string): { cancel(): void } | undefined {
+    const from = addressKey(address, this.#ipv6PrefixLength);
+    if (this.#addresses.blocked(from)) return undefined;
+    const window = this.#addresses.fail(from);
+    let open = true;
+    return {
+      cancel: () => {
+        if (!open) return;
+        open = false;
+        window.failures -= 1;
       },
     };
   }

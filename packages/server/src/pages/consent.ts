@@ -13,12 +13,14 @@ export interface ConsentView {
    * whether that is the user's own computer.
    */
   redirect?: { host: string; loopback: boolean };
+  /** For a device's request (RFC 8628): the user code, for the user to compare with the device. */
+  deviceUserCode?: string;
 }
 
 /**
  * The consent page: the requested scopes, one form, and an allow and a deny button; for a client
  * known only by its metadata document, where the answer goes, and a plain warning when that is
- * this computer.
+ * this computer; for a device's request, the code the device shows.
  */
 export function consentPage({
   locale,
@@ -27,6 +29,7 @@ export function consentPage({
   scopes,
   csrfField,
   redirect,
+  deviceUserCode,
 }: ConsentView): string {
   const t = MESSAGES[locale];
   const items = scopes.map((scope) => {
@@ -40,6 +43,7 @@ export function consentPage({
     t.consentTitle,
     html`<main><h1>${t.consentHeading(client)}</h1>${user ? html`<p>${t.signedInAs(user)}</p>` : html``}
 ${redirect ? redirectNotice(t, redirect) : html``}
+${deviceUserCode ? html`<p id="device-code">${t.device.checkCode(deviceUserCode)}</p>` : html``}
 <p>${t.requestedScopes}</p>
 <ul>${items}</ul>
 <form method="post">${csrfField}

@@ -36,6 +36,24 @@ export interface Messages {
   errorText: string;
   /** The logout pages, which the provider renders around them. */
   logout: LogoutMessages;
+  /** The pages of the device authorization grant (RFC 8628). */
+  device: DeviceMessages;
+}
+
+export interface DeviceMessages {
+  title: string;
+  heading: string;
+  instructions: string;
+  userCode: string;
+  continue: string;
+  /** The code names no request the user may still answer. */
+  badUserCode: string;
+  /** On the consent page: the code to compare with the device's screen. */
+  checkCode: (code: string) => string;
+  approvedTitle: string;
+  approvedText: string;
+  deniedTitle: string;
+  deniedText: string;
 }
 
 const en: Messages = {
@@ -78,6 +96,19 @@ const en: Messages = {
   errorTitle: 'Something went wrong',
   errorText: 'An unexpected error occurred. Go back to the application and start again.',
   logout: ENGLISH_LOGOUT_MESSAGES,
+  device: {
+    title: 'Connect a device',
+    heading: 'Connect a device',
+    instructions: 'Enter the code your device shows.',
+    userCode: 'Code',
+    continue: 'Continue',
+    badUserCode: 'This code is not valid or has expired. Check the code on your device.',
+    checkCode: (code) => `Check that your device shows this code: ${code}.`,
+    approvedTitle: 'Device connected',
+    approvedText: 'You can go back to your device: it continues on its own.',
+    deniedTitle: 'Device not connected',
+    deniedText: 'The device was not given access to your account. You can close this page.',
+  },
 };
 
 const fr: Messages = {
@@ -134,9 +165,34 @@ const fr: Messages = {
     failedText: () =>
       'Cette demande de déconnexion n’est pas valable. Retournez à l’application et recommencez.',
   },
+  device: {
+    title: 'Connecter un appareil',
+    heading: 'Connecter un appareil',
+    instructions: 'Saisissez le code affiché par votre appareil.',
+    userCode: 'Code',
+    continue: 'Continuer',
+    badUserCode:
+      'Ce code n’est pas valable ou a expiré. Vérifiez le code affiché par votre appareil.',
+    checkCode: (code) => `Vérifiez que votre appareil affiche ce code : ${code}.`,
+    approvedTitle: 'Appareil connecté',
+    approvedText: 'Vous pouvez retourner à votre appareil : il continue tout seul.',
+    deniedTitle: 'Appareil non connecté',
+    deniedText: 'L’appareil n’a pas reçu l’accès à votre compte. Vous pouvez fermer cette page.',
+  },
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = { en, fr };
+
+/**
+ * The language tags of an Accept-Language header, in the order the browser sent them (browsers
+ * send them by preference); weights are not read.
+ */
+export function acceptLanguages(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part) => part.split(';', 1)[0]?.trim() ?? '')
+    .filter((tag) => tag !== '' && tag !== '*');
+}
 
 /**
  * The first of the `ui_locales` tags (in the order of preference the client gave) whose language

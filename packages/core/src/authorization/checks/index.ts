@@ -55,9 +55,10 @@ const REQUEST_RULES = [
 
 /**
  * Which rule runs where, in the order a client would want to hear about them: the one place to
- * read what the authorization endpoint, its resume step, PAR and CIBA check (each rule is one file
- * of this folder, its header naming the rule and its specification). Client authentication,
- * client_id and redirect_uri come before the table (trusted-target.ts, client-auth/).
+ * read what the authorization endpoint, its resume step, PAR, CIBA and the device authorization
+ * endpoint check (each rule is one file of this folder, its header naming the rule and its
+ * specification). Client authentication, client_id and redirect_uri come before the table
+ * (trusted-target.ts, client-auth/).
  */
 export const AUTHORIZATION_CHECKS = {
   /** endpoints/authorization.ts, after client_id and redirect_uri are trusted. */
@@ -77,9 +78,6 @@ export const AUTHORIZATION_CHECKS = {
     checkBindingMessage,
     checkRequestedExpiry,
   ],
-  /**
-   * The device authorization endpoint (RFC 8628 §3.1) to come: what it will reuse of the rules
-   * above. No endpoint runs this row yet.
-   */
+  /** endpoints/device-authorization.ts (RFC 8628 §3.1), after client authentication. */
   device: [rejectRepeated, checkParameterLengths, checkScope, checkResource],
 } as const satisfies Record<string, readonly Check[] | readonly Check<ResumeState>[]>;
