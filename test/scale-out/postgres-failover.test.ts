@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { PostgresPair, postgresBinaries } from '../support/postgres-servers.js';
+import { storeAt } from '../support/store-backends.js';
+import { FailoverWorld } from './failover-load.js';
+
+/**
+ * A PostgreSQL primary and its streaming standby, started here: two servers behind one issuer,
+ * on a connection string naming both hosts with `target_session_attrs=read-write`, answer 503
+ * (never 500) while the primary is stopped and the standby promoted, lose and revive nothing,
+ * and serve again from the new primary without a restart.
+ */
+describe.skipIf(!postgresBinaries)('a PostgreSQL primary and its streaming standby', () => {
+  let pair: PostgresPair;
+  let world: FailoverWorld;
+
+  beforeAll(async () => {
+    pair = await PostgresPair.start(postgresBinaries as NonNullable<typeof postgresBinaries>);
+    world = await FailoverWorld.start(storeAt('PostgreSQL pair', pair.url, 1000));
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await pair?.stop();
+  });
+
+  it('redeem no code twice and revive no refresh token while the standby is promoted', async () => {
+    await world.expectNothingRevived(
+      await world.during(async () => {
+        await pair.stopPrimary();
+        // Requests meet no primary for a while, as while a failover manager decides.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await pair.promoteStandby();
+      }),
+    );
+  }, 60_000);
+});
