@@ -63,18 +63,22 @@ export class RedisCluster {
     return `redis+cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
   }
 
-  /** Three primaries, each with one replica, every slot assigned and every replica in sync. */
-  static async start(binaries: Binaries): Promise<RedisCluster> {
-    const ports = await freePorts(12);
+  /**
+   * Three primaries, each with `replicas` replicas (one unless told), every slot assigned and
+   * every replica in sync.
+   */
+  static async start(binaries: Binaries, { replicas = 1 } = {}): Promise<RedisCluster> {
+    const nodes = 3 * (1 + replicas);
+    const ports = await freePorts(2 * nodes);
     const folder = temporaryFolder('redis-cluster');
-    const cluster = new RedisCluster(binaries, folder, ports.slice(0, 6));
+    const cluster = new RedisCluster(binaries, folder, ports.slice(0, nodes));
     cluster.ports.forEach((port, index) => {
       const server = cluster.#processes.start(binaries['redis-server'], [
         ...serverArgs(port, folder.path),
         '--cluster-enabled',
         'yes',
         '--cluster-port',
-        String(ports[6 + index]),
+        String(ports[nodes + index]),
         '--cluster-config-file',
         join(folder.path, `nodes-${port}.conf`),
         '--cluster-node-timeout',
@@ -89,7 +93,7 @@ export class RedisCluster {
       'create',
       ...cluster.ports.map((port) => `127.0.0.1:${port}`),
       '--cluster-replicas',
-      '1',
+      String(replicas),
       '--cluster-yes',
     ]);
     await cluster.settled();
@@ -190,6 +194,40 @@ export class RedisCluster {
       '--cluster-yes',
     ]);
     await this.settled();
+  }
+
+  async stop(): Promise<void> {
+    await this.#processes.stopAll();
+    this.folder.remove();
+  }
+}
+
+/** One Redis server on its own, beside which the bench measures a Cluster. */
+export class RedisServer {
+  readonly #processes = new ServerProcesses();
+
+  private constructor(
+    readonly binaries: Binaries,
+    readonly folder: ReturnType<typeof temporaryFolder>,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  static async start(binaries: Binaries): Promise<RedisServer> {
+    const [port] = (await freePorts(1)) as [number];
+    const folder = temporaryFolder('redis-server');
+    const server = new RedisServer(binaries, folder, port);
+    server.#processes.start(binaries['redis-server'], serverArgs(port, folder.path));
+    await waitFor(`redis ${port}`, async () => (await server.cli('PING')) === 'PONG');
+    return server;
+  }
+
+  async cli(...args: string[]): Promise<string> {
+    const { stdout } = await run(this.binaries['redis-cli'], ['-p', String(this.port), ...args]);
+    return stdout.trim();
   }
 
   async stop(): Promise<void> {
