@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentedRun, runSnippet } from '../docs/typescript-snippet.js';
 import { PostgresPair, postgresBinaries } from '../support/postgres-servers.js';
 import { storeAt } from '../support/store-backends.js';
 import { FailoverWorld } from './failover-load.js';
@@ -21,6 +22,11 @@ describe.skipIf(!postgresBinaries)('a PostgreSQL primary and its streaming stand
     await world?.close();
     await pair?.stop();
   });
+
+  it('runs the Failover example of docs/storage-and-keys.md, and prints what it says', async () => {
+    const { script, output } = documentedRun('storage-and-keys.md', '### Failover');
+    expect(await runSnippet('failover-demo.mts', script, { DATABASE_URL: pair.url })).toBe(output);
+  }, 30_000);
 
   it('redeem no code twice and revive no refresh token while the standby is promoted', async () => {
     await world.expectNothingRevived(

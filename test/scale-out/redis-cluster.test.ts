@@ -1,6 +1,7 @@
 import { describeStoreContract, realTime } from '@gatehouse-oidc/core/testing';
 import { RedisStore } from '@gatehouse-oidc/store-redis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentedRun, runSnippet } from '../docs/typescript-snippet.js';
 import { RedisCluster, redisBinaries } from '../support/redis-servers.js';
 import { storeAt } from '../support/store-backends.js';
 import { FailoverWorld } from './failover-load.js';
@@ -17,6 +18,13 @@ describe.skipIf(!redisBinaries)('a Redis Cluster of three primaries and three re
     cluster = await RedisCluster.start(redisBinaries as NonNullable<typeof redisBinaries>);
   }, 60_000);
   afterAll(() => cluster?.stop());
+
+  it('runs the Cluster example of docs/storage-and-keys.md, and prints what it says', async () => {
+    const { script, output } = documentedRun('storage-and-keys.md', '### Redis Cluster');
+    expect(await runSnippet('cluster-demo.mts', script, { REDIS_CLUSTER_URL: cluster.url })).toBe(
+      output,
+    );
+  }, 30_000);
 
   describeStoreContract(
     'RedisStore on a Redis Cluster',
