@@ -19,8 +19,11 @@ describe.skipIf(!postgresBinaries)('a PostgreSQL primary and its streaming stand
     world = await FailoverWorld.start(storeAt('PostgreSQL pair', pair.url, 1000));
   }, 60_000);
   afterAll(async () => {
-    await world?.close();
-    await pair?.stop();
+    try {
+      await world?.close();
+    } finally {
+      await pair?.stop();
+    }
   });
 
   it('runs the Failover example of docs/storage-and-keys.md, and prints what it says', async () => {

@@ -17,8 +17,11 @@ describe.skipIf(!redisBinaries)('a Redis Sentinel group of one primary and one r
     world = await FailoverWorld.start(storeAt('Redis Sentinel', group.url, 1000));
   }, 60_000);
   afterAll(async () => {
-    await world?.close();
-    await group?.stop();
+    try {
+      await world?.close();
+    } finally {
+      await group?.stop();
+    }
   });
 
   it('redeem no code twice and revive no refresh token while the primary fails over', async () => {

@@ -44,10 +44,12 @@ export function serverBinaries<const N extends string>(
 
 export const run = promisify(execFile);
 
-/** A temporary folder, removed by `remove`. */
+/** A temporary folder, removed by `remove`, or when the worker exits if nothing did before. */
 export function temporaryFolder(label: string) {
   const path = mkdtempSync(join(tmpdir(), `gatehouse-${label}-`));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  const remove = () => rmSync(path, { recursive: true, force: true });
+  process.once('exit', remove);
+  return { path, remove };
 }
 
 /** Child processes started by a test, killed when it ends, or when the worker exits. */
