@@ -87,3 +87,29 @@ function viaPort(url: string, port: number | undefined): string {
   proxied.port = String(port);
   return proxied.href;
 }
+
+/**
+ * A store on servers a test started itself (a Redis Cluster or Sentinel group, a PostgreSQL
+ * primary and standby), named by the URL the standalone server takes; it lives as long as the
+ * servers, so clean-up is theirs.
+ */
+export function storeAt(name: string, url: string, timeoutMs: number): StoreUnderTest {
+  const postgres = url.startsWith('postgres');
+  const prefix = uniquePrefix('scale');
+  const [, host = '127.0.0.1', port = '0'] = /:\/\/(?:[^@/]*@)?([^:,/]+):(\d+)/.exec(url) ?? [];
+  return {
+    name,
+    address: { host, port: Number(port) },
+    settings: () => ({
+      store: url,
+      store_options: {
+        ...(postgres ? { table_prefix: prefix } : { key_prefix: prefix }),
+        timeout_ms: timeoutMs,
+      },
+    }),
+    migrate: async () => {
+      if (postgres) await migrate({ connectionString: url, tablePrefix: prefix });
+    },
+    cleanUp: async () => {},
+  };
+}

@@ -11,6 +11,9 @@ describe('store values', () => {
     ['postgresql:///auth', 'postgres'],
     ['redis://cache', 'redis'],
     ['rediss://:pw@cache:6380/1', 'redis'],
+    ['redis+cluster://10.0.0.1:7000,10.0.0.2:7000', 'redis'],
+    ['rediss+sentinel://:pw@s1:26379,s2:26379/main', 'redis'],
+    ['postgres://db-1:5432,db-2:5432/auth?target_session_attrs=read-write', 'postgres'],
   ])('%s names the %s store', (value, kind) => {
     expect(parseStoreValue(value)).toEqual({ kind });
   });
@@ -21,6 +24,11 @@ describe('store values', () => {
     ['db:5432', 'must be "memory", a postgres:// URL or a redis:// URL'],
     ['redis://:secret@', 'must be "memory", a postgres:// URL or a redis:// URL'],
     ['redis://', 'a redis:// URL must name a host'],
+    ['redis+cluster://a:7000,,b:7000', 'a redis+cluster:// URL must list host:port nodes'],
+    [
+      'redis+sentinel://s1:26379,s2:26379',
+      'a redis+sentinel:// URL must list host:port nodes and name the group (/group)',
+    ],
   ])('refuses %j', (value, problem) => {
     expect(parseStoreValue(value)).toEqual({ problem });
   });
@@ -34,6 +42,12 @@ describe('store values', () => {
     ['postgresql:///auth', 'PostgreSQL at /auth'],
     ['redis://default:s3cret@cache.internal:6379/2', 'Redis at cache.internal:6379/2'],
     ['rediss://cache.internal', 'Redis at cache.internal'],
+    ['redis+cluster://:s3cret@c1:7000,c2:7000', 'Redis Cluster at c1:7000,c2:7000'],
+    ['redis+sentinel://s1:26379,s2:26379/main', 'Redis Sentinel at s1:26379,s2:26379/main'],
+    [
+      'postgres://gatehouse:s3cret@db-1:5432,db-2:5432/auth?target_session_attrs=read-write',
+      'PostgreSQL at db-1:5432,db-2:5432/auth',
+    ],
   ])('describes %s without its credentials', (value, description) => {
     expect(describeStore(value)).toBe(description);
   });
@@ -45,6 +59,13 @@ describe('storeErrorMessage', () => {
   it('takes the URL and its password, encoded or not, out of a message', () => {
     const error = new StoreUnavailableError(`cannot reach ${url}: bad password p@ss-word`);
     expect(storeErrorMessage(error, url)).toBe('cannot reach ***: bad password ***');
+  });
+
+  it('finds the password of a URL naming several hosts', () => {
+    const cluster = 'redis+cluster://app:p%40ss@c1:7000,c2:7000';
+    expect(storeErrorMessage(new Error('AUTH p@ss refused at c1:7000'), cluster)).toBe(
+      'AUTH *** refused at c1:7000',
+    );
   });
 
   it('leaves other messages as they are', () => {

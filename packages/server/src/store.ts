@@ -1,6 +1,6 @@
 import { MemoryStore, type Store } from '@gatehouse-oidc/core';
 import { type MigrationResult, migrate, PostgresStore } from '@gatehouse-oidc/store-postgres';
-import { RedisStore } from '@gatehouse-oidc/store-redis';
+import { parseRedisUrl, RedisStore } from '@gatehouse-oidc/store-redis';
 import type { ServerConfig } from './config/server-config.js';
 
 export type StoreKind = 'memory' | 'postgres' | 'redis';
@@ -11,6 +11,17 @@ export type StoreConfig = Pick<ServerConfig, 'store' | 'store_options'>;
 /** The kind of store a config's `store` names, or a problem with it (never quoting the value). */
 export function parseStoreValue(value: string): { kind: StoreKind } | { problem: string } {
   if (value === 'memory') return { kind: 'memory' };
+  // Several hosts (`postgres://h1:5432,h2:5432/db`, `redis+cluster://h1:7000,h2:7000`) are no
+  // WHATWG URL: the scheme alone says which store, and the store reads the rest.
+  const multiHost = MULTI_HOST_SCHEME.exec(value)?.[1];
+  if (multiHost !== undefined) {
+    if (multiHost.startsWith('postgres')) return { kind: 'postgres' };
+    return parseRedisUrl(value)
+      ? { kind: 'redis' }
+      : {
+          problem: `a ${multiHost}:// URL must list host:port nodes${multiHost.endsWith('sentinel') ? ' and name the group (/group)' : ''}`,
+        };
+  }
   const url = URL.canParse(value) ? new URL(value) : undefined;
   switch (url?.protocol) {
     case 'postgres:':
@@ -26,6 +37,17 @@ export function parseStoreValue(value: string): { kind: StoreKind } | { problem:
   }
 }
 
+/** The schemes a URL naming several hosts may have, and a PostgreSQL URL with a host list. */
+const MULTI_HOST_SCHEME =
+  /^(rediss?\+cluster|rediss?\+sentinel|postgres(?=:\/\/[^/?#]*,)|postgresql(?=:\/\/[^/?#]*,)):\/\//;
+
+/** The parts of a store URL, read without a URL parser, which takes one host only. */
+function urlParts(value: string): { userinfo: string; hosts: string; path: string } {
+  const [, authority = '', path = ''] = /^[^:]+:\/\/([^/?#]*)([^?#]*)/.exec(value) ?? [];
+  const at = authority.lastIndexOf('@');
+  return { userinfo: authority.slice(0, at + 1), hosts: authority.slice(at + 1), path };
+}
+
 export function storeKind(value: string): StoreKind {
   const parsed = parseStoreValue(value);
   if ('problem' in parsed) throw new TypeError(`store ${parsed.problem}`);
@@ -39,9 +61,17 @@ export function storeKind(value: string): StoreKind {
 export function describeStore(value: string): string {
   const kind = storeKind(value);
   if (kind === 'memory') return 'memory (this process only)';
-  const url = new URL(value);
-  const name = kind === 'postgres' ? 'PostgreSQL' : 'Redis';
-  const where = `${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  const { hosts, path } = urlParts(value);
+  const topology = kind === 'redis' ? parseRedisUrl(value)?.kind : undefined;
+  const name =
+    kind === 'postgres'
+      ? 'PostgreSQL'
+      : topology === 'cluster'
+        ? 'Redis Cluster'
+        : topology === 'sentinel'
+          ? 'Redis Sentinel'
+          : 'Redis';
+  const where = `${hosts}${path === '/' ? '' : path}`;
   return where === '' ? name : `${name} at ${where}`;
 }
 
@@ -55,8 +85,10 @@ export function storeErrorMessage(error: unknown, value: string): string {
 
 /** `text` with the store URL `value`, and its password, replaced by `***`. */
 export function redactStoreSecrets(text: string, value: string): string {
-  if (!URL.canParse(value)) return text;
-  const { password } = new URL(value);
+  if (value === 'memory') return text;
+  const { userinfo } = urlParts(value);
+  const colon = userinfo.indexOf(':');
+  const password = colon === -1 ? '' : userinfo.slice(colon + 1, -1);
   const secrets = [value, password, safeDecode(password)].filter((secret) => secret !== '');
   return secrets.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }

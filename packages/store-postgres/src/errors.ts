@@ -33,6 +33,18 @@ export function isUnavailable(error: unknown): boolean {
   return DRIVER_FAILURES.test(error.message);
 }
 
+/**
+ * Whether `error` says the store's host is gone or no longer takes writes: its connection broke
+ * or was refused, the server is shutting down (FATAL), or it is a read-only standby now (25006,
+ * after a failover). Waiting too long for a free connection of the pool is none of these.
+ */
+export function hostLost(error: unknown): boolean {
+  if (error instanceof DatabaseError) return error.code === '25006' || !connectionSurvives(error);
+  if (error instanceof Error && /^timeout exceeded when trying to connect/.test(error.message))
+    return false;
+  return isUnavailable(error);
+}
+
 /** Whether the connection that raised `error` may still carry statements. */
 export function connectionSurvives(error: unknown): boolean {
   return error instanceof DatabaseError && error.severity !== 'FATAL' && error.severity !== 'PANIC';

@@ -1,6 +1,8 @@
 import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import pg, { DatabaseError } from 'pg';
 import { isUnavailable, unavailable } from './errors.js';
+import { HostPool } from './host-pool.js';
+import { type Hosts, parseHosts } from './hosts.js';
 import {
   addedColumnStatements,
   COLUMNS_QUERY,
@@ -51,16 +53,25 @@ export async function migrate(
     throw new RangeError('lockTimeoutMs must be a positive integer');
   const resolved = resolveOptions(options);
   const names = schemaNames(resolved.tablePrefix);
-  const client = new pg.Client({
-    connectionString: resolved.connectionString,
-    application_name: 'gatehouse migrate',
-    connectionTimeoutMillis: resolved.statementTimeoutMs,
+  // One connection, to the host the store would write to (see HostPool).
+  const hosts = new HostPool(parseHosts(resolved.connectionString) as Hosts, (connectionString) => {
+    const pool = new pg.Pool({
+      connectionString,
+      max: 1,
+      application_name: 'gatehouse migrate',
+      connectionTimeoutMillis: resolved.statementTimeoutMs,
+    });
+    // Errors of a broken connection also reject the statement under way; this keeps them quiet.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return pool;
   });
-  // Errors of a broken connection also reject the statement under way; this keeps the event quiet.
-  client.on('error', () => {});
+  let client: pg.PoolClient;
   try {
-    await client.connect();
+    ({ client } = await hosts.connect());
   } catch (error) {
+    await hosts.end();
+    if (error instanceof StoreUnavailableError) throw error;
     throw unavailable(error, names.table);
   }
   try {
@@ -95,12 +106,13 @@ export async function migrate(
     if (isUnavailable(error)) throw unavailable(error, names.table);
     throw error;
   } finally {
-    await client.end().catch(() => {});
+    client.release(true);
+    await hosts.end().catch(() => {});
   }
 }
 
 async function missingObjects(
-  client: pg.Client,
+  client: pg.ClientBase,
   relations: SchemaObject[],
   functions: SchemaObject[],
 ): Promise<Set<string>> {

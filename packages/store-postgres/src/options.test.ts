@@ -4,6 +4,8 @@ import { decodeKey, encodeKey } from './key-encoding.js';
 import { type PostgresStoreOptions, resolveOptions } from './options.js';
 
 const connectionString = 'postgres://gatehouse:s3cret-password@db.internal:5432/auth';
+const CONNECTION_STRING_PROBLEM =
+  'must be a postgres:// or postgresql:// URL (several hosts as host:port,host:port; target_session_attrs any or read-write)';
 
 function issues(options: PostgresStoreOptions) {
   try {
@@ -60,7 +62,7 @@ describe('PostgreSQL store options', () => {
       sweepIntervalMs: -1,
     });
     expect(error.issues).toEqual([
-      { path: 'connectionString', message: 'must be a postgres:// or postgresql:// URL' },
+      { path: 'connectionString', message: CONNECTION_STRING_PROBLEM },
       { path: 'poolSize', message: 'must be an integer from 1 to 1000' },
       { path: 'statementTimeoutMs', message: 'must be an integer from 1 to 600000' },
       { path: 'sweepIntervalMs', message: 'must be an integer from 0 (off) to 86400000' },

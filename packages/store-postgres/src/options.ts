@@ -1,10 +1,13 @@
 import { ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
+import { parseHosts } from './hosts.js';
 import { DEFAULT_TABLE_PREFIX, prefixProblem } from './schema.js';
 
 export interface PostgresStoreOptions {
   /**
    * `postgres://user:password@host:port/database`, with libpq-style parameters such as
    * `?sslmode=require` or `?options=-c%20search_path%3Dauth` (a schema other than `public`).
+   * Several hosts, tried in order, as libpq takes them: `postgres://…@h1:5432,h2:5432/database`;
+   * with `?target_session_attrs=read-write` only one that accepts writes (the primary) will do.
    */
   connectionString: string;
   /** Prefix of the table and sequence names: `{prefix}records`, `{prefix}revisions`. */
@@ -40,8 +43,11 @@ export function resolveOptions(input: PostgresStoreOptions): ResolvedOptions {
   const problem = (path: string, message: string) => issues.push({ path, message });
 
   // The connection string holds the password: never echo it.
-  if (typeof options.connectionString !== 'string' || !isPostgresUrl(options.connectionString))
-    problem('connectionString', 'must be a postgres:// or postgresql:// URL');
+  if (typeof options.connectionString !== 'string' || !parseHosts(options.connectionString))
+    problem(
+      'connectionString',
+      'must be a postgres:// or postgresql:// URL (several hosts as host:port,host:port; target_session_attrs any or read-write)',
+    );
   const prefix = options.tablePrefix;
   const prefixIssue =
     typeof prefix === 'string' ? prefixProblem(prefix) : 'must be a string, e.g. "gatehouse_"';
@@ -55,15 +61,6 @@ export function resolveOptions(input: PostgresStoreOptions): ResolvedOptions {
 
   if (issues.length > 0) throw new ConfigError(issues);
   return options as ResolvedOptions;
-}
-
-function isPostgresUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'postgres:' || protocol === 'postgresql:';
-  } catch {
-    return false;
-  }
 }
 
 const isIntegerIn = (value: unknown, min: number, max: number) =>

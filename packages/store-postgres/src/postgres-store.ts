@@ -13,7 +13,9 @@ import {
   StoreUnavailableError,
 } from '@gatehouse-oidc/core';
 import pg, { DatabaseError } from 'pg';
-import { connectionSurvives, isUnavailable, unavailable } from './errors.js';
+import { connectionSurvives, hostLost, isUnavailable, unavailable } from './errors.js';
+import { HostPool } from './host-pool.js';
+import { parseHosts } from './hosts.js';
 import { decodeKey, encodeKey } from './key-encoding.js';
 import { type PostgresStoreOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { type SchemaNames, schemaNames } from './schema.js';
@@ -42,14 +44,17 @@ const MAX_COUNTED_CAPS = 1_024;
 
 /**
  * A `Store` on PostgreSQL, shared by any number of Gatehouse instances: one table, every method a
- * single prepared statement and so a single round trip. Time-to-live is an `expires_at` column
- * compared with the database clock; expired rows are invisible at once and deleted by a bounded
- * background sweep. The schema comes from `migrate()`, which must have run once.
+ * single prepared statement and so a single round trip (and a single transaction: a failure
+ * never leaves a call half-written). Time-to-live is an `expires_at` column compared with the
+ * database clock; expired rows are invisible at once and deleted by a bounded background sweep.
+ * The schema comes from `migrate()`, which must have run once. When the host fails or turns
+ * read-only (a failover), the calls under way fail with `StoreUnavailableError` and the next
+ * ones connect afresh, to the host that accepts writes when the connection string names several.
  */
 export class PostgresStore implements Store {
   readonly #names: SchemaNames;
   readonly #statements: Record<StatementName, Statement>;
-  readonly #pool: pg.Pool;
+  readonly #hosts: HostPool;
   readonly #sweepTimer: NodeJS.Timeout | undefined;
   #sweeping: Promise<number> | undefined;
   #closed = false;
@@ -60,12 +65,18 @@ export class PostgresStore implements Store {
     const resolved = resolveOptions(options);
     this.#names = schemaNames(resolved.tablePrefix);
     this.#statements = statements(this.#names);
-    this.#pool = new pg.Pool(poolConfig(resolved));
-    // A broken connection emits `error` besides failing its statement, idle or not; unheard, the
-    // event would end the process. The statement's own failure is what gets reported, and the
-    // pool discards the connection and opens a new one for the next statement.
-    this.#pool.on('error', () => {});
-    this.#pool.on('connect', (client) => client.on('error', () => {}));
+    this.#hosts = new HostPool(
+      parseHosts(resolved.connectionString) as NonNullable<ReturnType<typeof parseHosts>>,
+      (connectionString) => {
+        const pool = new pg.Pool(poolConfig(resolved, connectionString));
+        // A broken connection emits `error` besides failing its statement, idle or not; unheard,
+        // the event would end the process. The statement's own failure is what gets reported,
+        // and the pool discards the connection and opens a new one for the next statement.
+        pool.on('error', () => {});
+        pool.on('connect', (client) => client.on('error', () => {}));
+        return pool;
+      },
+    );
     if (resolved.sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => {
         this.sweep().catch((error: unknown) => {
@@ -225,7 +236,7 @@ export class PostgresStore implements Store {
     this.#closed = true;
     clearInterval(this.#sweepTimer);
     await this.#sweeping?.catch(() => {});
-    await this.#pool.end();
+    await this.#hosts.end();
   }
 
   async #sweepBatches(): Promise<number> {
@@ -248,27 +259,30 @@ export class PostgresStore implements Store {
     values: unknown[],
   ): Promise<pg.QueryResult<Rows[N]>> {
     if (this.#closed) throw new StoreUnavailableError('the PostgreSQL store is closed');
-    let client: pg.PoolClient;
+    let connection: Awaited<ReturnType<HostPool['connect']>>;
     try {
-      client = await this.#pool.connect();
+      connection = await this.#hosts.connect();
     } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
       throw unavailable(error, this.#names.table);
     }
+    const { client, pool } = connection;
     try {
       const result = await client.query<Rows[N]>({ ...this.#statements[name], values });
       client.release();
       return result;
     } catch (error) {
       client.release(connectionSurvives(error) ? undefined : asError(error));
+      if (hostLost(error)) this.#hosts.lost(pool);
       if (isUnavailable(error)) throw unavailable(error, this.#names.table);
       throw error;
     }
   }
 }
 
-function poolConfig(options: ResolvedOptions): pg.PoolConfig {
+function poolConfig(options: ResolvedOptions, connectionString: string): pg.PoolConfig {
   return {
-    connectionString: options.connectionString,
+    connectionString,
     max: options.poolSize,
     application_name: 'gatehouse',
     connectionTimeoutMillis: options.statementTimeoutMs,

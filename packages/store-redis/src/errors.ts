@@ -4,7 +4,7 @@ import { ReplyError } from 'ioredis';
 /**
  * Error replies that say Redis cannot serve a command right now, rather than that the command is
  * wrong: loading its dataset, a script running too long, out of memory, a replica or a primary
- * cut off from its replicas, a cluster in trouble, persistence failing (MISCONF), and
+ * cut off from its replicas, a cluster in trouble or moving a slot, persistence failing (MISCONF), and
  * authentication refused. Every other reply (WRONGTYPE, NOPERM, ERR…) is a bug or a
  * misconfiguration, thrown as it is.
  */
@@ -16,6 +16,8 @@ const UNAVAILABLE_REPLIES = new Set([
   'MASTERDOWN',
   'CLUSTERDOWN',
   'TRYAGAIN',
+  'MOVED',
+  'ASK',
   'NOAUTH',
   'WRONGPASS',
   'MISCONF',
@@ -23,11 +25,12 @@ const UNAVAILABLE_REPLIES = new Set([
 ]);
 
 /**
- * The errors ioredis raises itself when a connection is missing, closes or stays silent. They
- * are plain `Error`s, so their messages are the only way to tell them apart.
+ * The errors ioredis raises itself when a connection is missing, closes or stays silent, and on a
+ * Cluster when no node serves a slot (redirections that never settle during a failover, no slot
+ * map). They are plain `Error`s, so their messages are the only way to tell them apart.
  */
 const CLIENT_FAILURES =
-  /^(Connection is closed\.|Command timed out|Stream isn't writeable|Socket timeout|Command aborted due to connection close|Reached the max retries per request limit)/;
+  /^(Connection is closed\.|Command timed out|Stream isn't writeable|Socket timeout|Command aborted due to connection close|Reached the max retries per request limit|Too many Cluster redirections|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available)/;
 
 /** ioredis's errors for commands dropped with their connection (redis-errors' AbortError family). */
 const ABORTED = new Set(['AbortError', 'InterruptError', 'MaxRetriesPerRequestError']);

@@ -1,7 +1,13 @@
 import { ConfigError, type ConfigIssue } from '@gatehouse-oidc/core';
+import { parseRedisUrl, type RedisTopology } from './topology.js';
 
 export interface RedisStoreOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS. */
+  /**
+   * `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS; a Redis Cluster as
+   * `redis+cluster://[[user]:password@]host:port,host:port…` (its seed nodes); the primary of a
+   * Sentinel group as `redis+sentinel://[[user]:password@]host:port,host:port…/group[/db]` (its
+   * sentinels). `rediss+cluster://` and `rediss+sentinel://` for TLS.
+   */
   url: string;
   /** Put before every key, so several deployments can share one Redis. Default `gatehouse:`. */
   keyPrefix?: string;
@@ -13,7 +19,7 @@ export interface RedisStoreOptions {
 }
 
 export interface ValidRedisStoreOptions {
-  url: string;
+  topology: RedisTopology;
   keyPrefix: string;
   commandTimeoutMs: number;
 }
@@ -40,8 +46,8 @@ export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOpti
     if (!KNOWN.has(name)) problem(name, `unknown option (known: ${[...KNOWN].join(', ')})`);
   const { url, keyPrefix = 'gatehouse:', commandTimeoutMs = 1000 } = options;
   // The URL may carry a password: the message describes it without quoting it.
-  if (typeof url !== 'string' || !isRedisUrl(url))
-    problem('url', 'must be a redis:// or rediss:// URL');
+  const topology = typeof url === 'string' ? parseRedisUrl(url) : undefined;
+  if (topology === undefined) problem('url', URL_PROBLEM);
   const prefixIssue =
     typeof keyPrefix === 'string' ? keyPrefixProblem(keyPrefix) : 'must be a non-empty string';
   if (prefixIssue) problem('keyPrefix', prefixIssue);
@@ -54,16 +60,8 @@ export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOpti
     problem('commandTimeoutMs', `must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`);
 
   if (issues.length > 0) throw new ConfigError(issues);
-  return { url, keyPrefix, commandTimeoutMs } as ValidRedisStoreOptions;
+  return { topology, keyPrefix, commandTimeoutMs } as ValidRedisStoreOptions;
 }
 
-function isRedisUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return (
-      (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') && parsed.hostname !== ''
-    );
-  } catch {
-    return false;
-  }
-}
+const URL_PROBLEM =
+  'must be a redis:// or rediss:// URL, redis+cluster://host:port,… (seed nodes) or redis+sentinel://host:port,…/group (sentinels)';

@@ -12,10 +12,14 @@ import { CLAIM_GRANT_SCRIPT, REPLACE_SCRIPT, SET_SCRIPT } from './scripts.js';
 describe('RedisStore options', () => {
   const url = 'redis://127.0.0.1:6379';
   const TIMEOUT_RANGE = 'must be an integer from 1 to 60000 (milliseconds)';
+  const URL_PROBLEM =
+    'must be a redis:// or rediss:// URL, redis+cluster://host:port,… (seed nodes) or redis+sentinel://host:port,…/group (sentinels)';
   it.each([
-    [{}, 'url', 'must be a redis:// or rediss:// URL'],
-    [{ url: 'http://127.0.0.1:6379' }, 'url', 'must be a redis:// or rediss:// URL'],
-    [{ url: 'not a url' }, 'url', 'must be a redis:// or rediss:// URL'],
+    [{}, 'url', URL_PROBLEM],
+    [{ url: 'http://127.0.0.1:6379' }, 'url', URL_PROBLEM],
+    [{ url: 'not a url' }, 'url', URL_PROBLEM],
+    [{ url: 'redis+cluster://127.0.0.1:7000,:7001' }, 'url', URL_PROBLEM],
+    [{ url: 'redis+sentinel://127.0.0.1:26379' }, 'url', URL_PROBLEM],
     [{ url, keyPrefix: '' }, 'keyPrefix', 'must be a non-empty string'],
     [{ url, keyPrefix: 'app{1}:' }, 'keyPrefix', 'must not contain { or }'],
     [{ url, commandTimeoutMs: 0 }, 'commandTimeoutMs', TIMEOUT_RANGE],
@@ -39,7 +43,7 @@ describe('RedisStore options', () => {
     expect(refusal).toThrow(
       [
         'invalid configuration:',
-        'url: must be a redis:// or rediss:// URL',
+        `url: ${URL_PROBLEM}`,
         'keyPrefix: must be a non-empty string',
         `commandTimeoutMs: ${TIMEOUT_RANGE}`,
       ].join('\n'),

@@ -12,7 +12,8 @@ import {
   type StoreMetrics,
   StoreUnavailableError,
 } from '@gatehouse-oidc/core';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createClient } from './client.js';
 import { isUnavailable, unavailable } from './errors.js';
 import { KeyLayout, splitMember } from './keys.js';
 import { type RedisStoreOptions, validateOptions } from './options.js';
@@ -87,15 +88,14 @@ const SCRIPTS = {
   gatehouseDropCapped: { lua: DROP_CAPPED_SCRIPT, keys: 1 },
 };
 
-/** Reconnection backoff: 100 ms doubling up to 1 s, for ever, so the store recovers by itself. */
-const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 1000);
-
 /**
- * A `Store` on Redis, shared by every Gatehouse instance that points at the same server and
- * prefix. Every method is one round trip, except `listGrant` (two: the grant's index, then its
- * records), `revokeGrant` (three: then the revoking set) and a write that finds its grant closed
- * (two: then the undo); expiry is Redis's own. Where a method
- * sends several commands at once it relies on Redis running one connection's commands in order.
+ * A `Store` on Redis, shared by every Gatehouse instance that points at the same server (or
+ * Cluster, or Sentinel group) and prefix. Every method is one round trip, except `listGrant`
+ * (two: the grant's index, then its records), `revokeGrant` (three: then the revoking set) and a
+ * write that finds its grant closed (two: then the undo); expiry is Redis's own. Where a method
+ * writes a record and then its grant's index or its caps, keys of two Cluster slots, it sends both
+ * at once on one connection, where Redis runs them in order; on a Cluster it sends the second
+ * once the first has answered.
  * Calls never queue while Redis is away: one that finds no connection waits at most
  * `commandTimeoutMs` for it to come back, and one whose reply does not come within
  * `commandTimeoutMs` fails; both with `StoreUnavailableError`, as do the replies saying Redis
@@ -103,7 +103,10 @@ const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 1000);
  * they are. The client reconnects by itself. docs/storage-and-keys.md describes the key layout.
  */
 export class RedisStore implements Store {
+  /** A Cluster client when the URL names one: its commands are a standalone client's. */
   readonly #client: Redis & ScriptCommands;
+  /** Whether commands sent one after the other run in that order (see createClient). */
+  readonly #inOrder: boolean;
   readonly #keys: KeyLayout;
   readonly #timeoutMs: number;
   /** The last connection error, reported as the cause when a call finds no connection. */
@@ -116,32 +119,15 @@ export class RedisStore implements Store {
   readonly #metrics = { evicted: 0, shed: 0, refused: 0 };
 
   constructor(options: RedisStoreOptions) {
-    const { url, keyPrefix, commandTimeoutMs } = validateOptions(options);
+    const { topology, keyPrefix, commandTimeoutMs } = validateOptions(options);
     this.#keys = new KeyLayout(keyPrefix);
     this.#timeoutMs = commandTimeoutMs;
     const scripts = Object.fromEntries(
       Object.entries(SCRIPTS).map(([name, { lua, keys }]) => [name, { lua, numberOfKeys: keys }]),
     );
-    this.#client = new Redis(url, {
-      scripts,
-      commandTimeout: commandTimeoutMs,
-      // A connection that stops answering is dropped and made again, rather than timing out
-      // every call until TCP keep-alive notices.
-      socketTimeout: commandTimeoutMs,
-      connectTimeout: Math.max(commandTimeoutMs, 1000),
-      retryStrategy: reconnectDelay,
-      // No offline queue and no resending: a command Redis may already have run (a consume) is
-      // never run a second time behind its caller's back, and nothing waits unboundedly.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      connectionName: 'gatehouse',
-      // Commands issued in one event-loop turn leave in one write: under load this saves most
-      // of the per-command syscalls, on both sides (docs/decisions.md has the numbers).
-      enableAutoPipelining: true,
-      // After a failover the old primary turns replica and refuses writes: find the new one.
-      reconnectOnError: (error) => error.message.startsWith('READONLY'),
-    }) as Redis & ScriptCommands;
+    const { client, inOrder } = createClient(topology, commandTimeoutMs, scripts);
+    this.#client = client as Redis & ScriptCommands;
+    this.#inOrder = inOrder;
     this.#client.on('error', (error: unknown) => {
       this.#lastError = error;
     });
@@ -169,14 +155,12 @@ export class RedisStore implements Store {
       await this.#call(() => this.#client.gatehouseSet(key, json, revision, pttl));
       return;
     }
-    // Record first, then index, in one round trip on one connection. A revokeGrant that claims
-    // the index in between finds the grant closed for the index: the record is then undone here.
-    const [, indexed] = await this.#call(() =>
-      Promise.all([
-        this.#client.gatehouseSet(key, json, revision, pttl, grantId),
-        this.#index(grantId, member, pttl),
-      ]),
-    );
+    // Record first, then index. A revokeGrant that claims the index in between finds the grant
+    // closed for the index: the record is then undone here.
+    const [, indexed] = await this.#call(() => {
+      const written = this.#client.gatehouseSet(key, json, revision, pttl, grantId);
+      return Promise.all([written, this.#index(grantId, member, pttl, written)]);
+    });
     if (indexed === 0) await this.#undo(key, grantId);
   }
 
@@ -195,30 +179,36 @@ export class RedisStore implements Store {
     if (grantId === undefined)
       return (await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl))) === 1;
     // Indexed even when the add loses: a member whose record is not in the grant is ignored.
-    const [added, indexed] = await this.#call(() =>
-      Promise.all([
-        this.#client.gatehouseAdd(key, json, revision, pttl, grantId),
-        this.#index(grantId, member, pttl),
-      ]),
-    );
+    const [added, indexed] = await this.#call(() => {
+      const written = this.#client.gatehouseAdd(key, json, revision, pttl, grantId);
+      return Promise.all([written, this.#index(grantId, member, pttl, written)]);
+    });
     if (indexed === 1) return added === 1;
     if (added === 1) await this.#undo(key, grantId);
     return false;
   }
 
   /**
-   * Adds a member to its grant's index: 1, or 0 when the grant is closed. The members one grant
-   * gets in the same run of microtasks (a token response's access and refresh tokens) go in one
-   * script call, after the writes of their records: one command less per extra record, for
-   * Redis and for this process. ioredis sends a turn's commands together on `setImmediate`, so
-   * the batch still leaves in the same write as the records.
+   * Adds a member to its grant's index, after its record's write (`written`): 1, or 0 when the
+   * grant is closed. The members one grant gets in the same run of microtasks (a token
+   * response's access and refresh tokens) go in one script call, after the writes of their
+   * records: one command less per extra record, for Redis and for this process. ioredis sends a
+   * turn's commands together on `setImmediate`, so on one connection the batch still leaves in
+   * the same write as the records; on a Cluster it leaves once they have all answered, failed
+   * ones too (a write whose reply was lost may have landed: its record is indexed all the same).
    */
-  #index(grantId: string, member: string, pttl: string): Promise<number> {
+  #index(
+    grantId: string,
+    member: string,
+    pttl: string,
+    written: Promise<unknown> = Promise.resolve(),
+  ): Promise<number> {
     let batch = this.#indexBatches.get(grantId);
     if (batch === undefined || batch.membersAndPttls.length >= MAX_INDEX_BATCH * 2) {
-      const created: IndexBatch = { membersAndPttls: [], indexed: Promise.resolve(0) };
-      created.indexed = Promise.resolve().then(() => {
+      const created: IndexBatch = { membersAndPttls: [], writes: [], indexed: Promise.resolve(0) };
+      created.indexed = Promise.resolve().then(async () => {
         if (this.#indexBatches.get(grantId) === created) this.#indexBatches.delete(grantId);
+        if (!this.#inOrder) await Promise.allSettled(created.writes);
         return this.#client.gatehouseIndex(
           this.#keys.grantIndex(grantId),
           this.#keys.grantClosed(grantId),
@@ -229,6 +219,7 @@ export class RedisStore implements Store {
       batch = created;
     }
     batch.membersAndPttls.push(member, pttl);
+    batch.writes.push(written);
     return batch.indexed;
   }
 
@@ -303,9 +294,9 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Two round trips when a cap overflows, one otherwise: the record and its place in each cap
-   * (one script per key, so each touches one Cluster slot), then the deletion of the records
-   * popped from the caps.
+   * Two round trips when a cap overflows, one otherwise (on a Cluster, one more): the record and
+   * then its place in each cap (one script per key, so each touches one Cluster slot), then the
+   * deletion of the records popped from the caps.
    */
   async setCapped<T>(
     namespace: string,
@@ -316,14 +307,16 @@ export class RedisStore implements Store {
     checkCappedOptions(options);
     const { json, pttl, member, key, revision } = this.#writeOf(namespace, id, value, options);
     const tags = options.caps.map((cap) => `\n${encodeURIComponent(cap.key)}\n`);
-    const [, ...popped] = await this.#call(() =>
-      Promise.all([
-        this.#client.gatehouseSetCapped(key, json, revision, pttl, tags.join('')),
+    const [, ...popped] = await this.#call(async () => {
+      const written = this.#client.gatehouseSetCapped(key, json, revision, pttl, tags.join(''));
+      if (!this.#inOrder) await written;
+      return Promise.all([
+        written,
         ...options.caps.map((cap) =>
           this.#client.gatehouseCap(this.#keys.cap(cap.key), member, String(cap.max), pttl),
         ),
-      ]),
-    );
+      ]);
+    });
     const drops = popped.flatMap((members, index) =>
       (members as string[]).map((victim) => ({ victim, tag: tags[index] as string })),
     );
@@ -464,6 +457,8 @@ const CLOSED_MS = String(REVOKED_GRANT_SECONDS * 1000);
 /** Members of one grant waiting to be indexed together, and the script call's answer. */
 interface IndexBatch {
   readonly membersAndPttls: string[];
+  /** The writes of the members' records, which the index call follows. */
+  readonly writes: Promise<unknown>[];
   indexed: Promise<number>;
 }
 

@@ -34,7 +34,9 @@ const storeSchema = z
     const parsed = parseStoreValue(value);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
   })
-  .describe('"memory", or the URL of a PostgreSQL or Redis server shared by every instance.');
+  .describe(
+    '"memory", or the URL of a PostgreSQL server (or primary and standbys), Redis server, Redis Cluster or Sentinel group shared by every instance.',
+  );
 
 /** A rule of a store package as a schema refinement, so the two can never disagree. */
 const storeRule =
