@@ -10,13 +10,15 @@ export interface LoadSettings {
 
 /**
  * What each request sends, built before the load so the load generator only picks the next: one
- * fixed body; a pool of bodies of which each is sent once (one per one-time credential); or a
- * few bodies sent in turn (reusable credentials, such as the ID tokens naming CIBA's user).
+ * fixed body; a pool of bodies of which each is sent once (one per one-time credential); a
+ * few bodies sent in turn (reusable credentials, such as the ID tokens naming CIBA's user); or
+ * one body sent to several paths in turn (the same client in many realms).
  */
 export type RequestBodies =
   | { readonly kind: 'fixed'; readonly body: string }
   | { readonly kind: 'one-time'; readonly pool: readonly Buffer[] }
-  | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] };
+  | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] }
+  | { readonly kind: 'spread'; readonly body: string; readonly paths: readonly string[] };
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -33,7 +35,7 @@ export class PoolExhaustedError extends Error {
 }
 
 /**
- * POSTs urlencoded forms to `url` as fast as `connections` keep-alive connections allow for
+ * POSTs urlencoded forms to `url` (or to its origin's `paths`) as fast as `connections` keep-alive connections allow for
  * `duration`. With a pool of one-time bodies, every request takes the next one; if the pool runs
  * dry the run is stopped and rejected with PoolExhaustedError rather than measuring the errors
  * that would follow.
@@ -63,6 +65,22 @@ export async function applyLoad(
         {
           setupRequest(request) {
             request.body = inTurn[next++ % inTurn.length];
+            return request;
+          },
+        },
+      ],
+    });
+  } else if (bodies.kind === 'spread') {
+    const { body, paths } = bodies;
+    if (paths.length === 0) throw new Error('no paths to spread the requests over');
+    let next = 0;
+    result = await autocannon({
+      ...options,
+      body,
+      requests: [
+        {
+          setupRequest(request) {
+            request.path = paths[next++ % paths.length];
             return request;
           },
         },
