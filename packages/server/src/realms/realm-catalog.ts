@@ -1,4 +1,9 @@
-import { OAuthError, type RealmInput } from '@gatehouse-oidc/core';
+import {
+  LOADED_REALMS_LIMIT,
+  OAuthError,
+  type RealmInput,
+  RecentlyUsed,
+} from '@gatehouse-oidc/core';
 import { providerRealm, type ServerRealmConfig } from '../config/server-config.js';
 import type { ApiRealms, StoredRealm } from './api-realms.js';
 import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
@@ -29,11 +34,14 @@ export interface RealmCatalogOptions {
   /** Where a realm that cannot be served is told to the operator: one line, no stack. */
   warn: (line: string) => void;
   cacheMs?: number;
+  /** Realms of the API kept in memory at most, the least recently used forgotten first. */
+  maxRealms?: number;
 }
 
 /**
  * Every realm of the server: those of the config file, and those written through the admin API
- * into the shared store, each read again at most every `cacheMs`.
+ * into the shared store, each read again at most every `cacheMs`. Of the API's realms, only the
+ * `maxRealms` used most recently stay in memory: a store may hold any number of them.
  */
 export class RealmCatalog {
   readonly #file: ReadonlyMap<string, CatalogRealm>;
@@ -41,11 +49,11 @@ export class RealmCatalog {
   readonly #now: () => number;
   readonly #cacheMs: number;
   /** The last read of each realm of the API, while it is fresh; an absent realm is not kept. */
-  readonly #reads = new Map<string, { until: number; realm: Promise<ApiRealm | undefined> }>();
+  readonly #reads: RecentlyUsed<{ until: number; realm: Promise<ApiRealm | undefined> }>;
   /** The latest known version of each realm of the API, for the lookups that cannot wait. */
-  readonly #latest = new Map<string, ApiRealm>();
+  readonly #latest: RecentlyUsed<ApiRealm>;
   /** The revision of each realm whose secrets did not open, once told: each is told once. */
-  readonly #toldUnreadable = new Map<string, number>();
+  readonly #toldUnreadable: RecentlyUsed<number>;
   readonly #warn: (line: string) => void;
 
   constructor({
@@ -54,6 +62,7 @@ export class RealmCatalog {
     now,
     warn,
     cacheMs = API_REALM_CACHE_MS,
+    maxRealms = LOADED_REALMS_LIMIT,
   }: RealmCatalogOptions) {
     this.#file = new Map(
       fileRealms.map((config) => [
@@ -65,6 +74,9 @@ export class RealmCatalog {
     this.#now = now;
     this.#warn = warn;
     this.#cacheMs = cacheMs;
+    this.#reads = new RecentlyUsed(maxRealms);
+    this.#latest = new RecentlyUsed(maxRealms);
+    this.#toldUnreadable = new RecentlyUsed(maxRealms);
   }
 
   /** The provider's realm loader; rejects with a 503 OAuthError for a realm it cannot serve. */
@@ -101,6 +113,21 @@ export class RealmCatalog {
   async names(): Promise<string[]> {
     const api = (await this.#api.names()).filter((name) => !this.#file.has(name)).sort();
     return [...this.#file.keys(), ...api];
+  }
+
+  /**
+   * At most `limit` realm names in the order of `names()`, those after the realm named `after`
+   * (a realm since deleted still marks its place), and whether more follow.
+   */
+  async page(limit: number, after?: string): Promise<{ names: string[]; more: boolean }> {
+    const names = await this.names();
+    let start = 0;
+    if (after !== undefined) {
+      start = this.#file.has(after)
+        ? names.indexOf(after) + 1
+        : firstAfter(names, after, this.#file.size);
+    }
+    return { names: names.slice(start, start + limit), more: start + limit < names.length };
   }
 
   /** The realm as last read, without waiting for the store (login pages, webhooks). */
@@ -158,4 +185,16 @@ export class RealmCatalog {
       });
     }
   }
+}
+
+/** The index of the first of `names` after `name`, those from `from` on being sorted. */
+function firstAfter(names: readonly string[], name: string, from: number): number {
+  let low = from;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((names[middle] as string) <= name) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
