@@ -10,6 +10,9 @@ const NAMESPACE = 'admin_realm';
  */
 const REALMS_GROUP = 'gatehouse:admin-realms';
 
+/** Realms read at once when every one is checked: about the store's connections. */
+const READ_AT_ONCE = 16;
+
 /** A realm object as the admin API takes it (and the config file holds it). */
 export type RealmObject = Record<string, unknown>;
 
@@ -98,21 +101,31 @@ export class ApiRealms {
     return serverRealmSchema.parse(realm);
   }
 
-  /** The realms whose client secrets do not open with this server's key. */
+  /**
+   * The realms whose client secrets do not open with this server's key, read `READ_AT_ONCE` at a
+   * time: a store may hold a hundred thousand realms, which must not all be in memory at once.
+   */
   async unreadable(): Promise<RealmSecretsUnreadable[]> {
-    const problems = await Promise.all(
-      (await this.names()).map(async (name) => {
-        const record = await this.read(name);
-        try {
-          if (record) this.open(name, record.value);
-          return [];
-        } catch (error) {
-          if (error instanceof RealmSecretsUnreadable) return [error];
-          throw error;
-        }
-      }),
-    );
-    return problems.flat();
+    const names = await this.names();
+    const problems: RealmSecretsUnreadable[] = [];
+    for (let start = 0; start < names.length; start += READ_AT_ONCE) {
+      const batch = names.slice(start, start + READ_AT_ONCE);
+      for (const problem of await Promise.all(batch.map((name) => this.#unreadable(name)))) {
+        if (problem) problems.push(problem);
+      }
+    }
+    return problems;
+  }
+
+  async #unreadable(name: string): Promise<RealmSecretsUnreadable | undefined> {
+    const record = await this.read(name);
+    try {
+      if (record) this.open(name, record.value);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RealmSecretsUnreadable) return error;
+      throw error;
+    }
   }
 
   /** The realm as the store keeps it: client secrets sealed and set apart. */
