@@ -13,6 +13,13 @@ const REALMS_GROUP = 'gatehouse:admin-realms';
 /** Realms read at once when every one is checked: about the store's connections. */
 const READ_AT_ONCE = 16;
 
+/**
+ * A record written again after every change to a realm: its revision tells every instance that
+ * some realm changed, in one read however many realms they hold.
+ */
+const CHANGES_NAMESPACE = 'admin_realm_changes';
+const CHANGES_ID = 'every_realm';
+
 /** A realm object as the admin API takes it (and the config file holds it). */
 export type RealmObject = Record<string, unknown>;
 
@@ -52,18 +59,36 @@ export class ApiRealms {
   }
 
   /**
-   * Writes the realm if its record is still at `revision` (undefined: if there is none yet).
-   * False when another write came first.
+   * Writes the realm if its record is still at `revision` (undefined: if there is none yet), then
+   * announces the change. False when another write came first.
    */
-  write(name: string, revision: number | undefined, realm: RealmObject): Promise<boolean> {
+  async write(name: string, revision: number | undefined, realm: RealmObject): Promise<boolean> {
     const stored = this.#seal(name, realm);
-    return revision === undefined
-      ? this.#store.add(NAMESPACE, name, stored, { grantId: REALMS_GROUP })
-      : this.#store.replace(NAMESPACE, name, revision, stored);
+    const written =
+      revision === undefined
+        ? await this.#store.add(NAMESPACE, name, stored, { grantId: REALMS_GROUP })
+        : await this.#store.replace(NAMESPACE, name, revision, stored);
+    if (written) await this.#announceChange();
+    return written;
   }
 
-  delete(name: string): Promise<boolean> {
-    return this.#store.delete(NAMESPACE, name);
+  async delete(name: string): Promise<boolean> {
+    const deleted = await this.#store.delete(NAMESPACE, name);
+    if (deleted) await this.#announceChange();
+    return deleted;
+  }
+
+  /**
+   * A number that changes after every write or deletion of a realm through the admin API, at any
+   * instance sharing the store: while it stays the same, no realm read before it changed.
+   */
+  async generation(): Promise<number> {
+    return (await this.#store.read(CHANGES_NAMESPACE, CHANGES_ID))?.revision ?? 0;
+  }
+
+  /** After the realm's own write, so an instance that sees the new generation reads the change. */
+  #announceChange(): Promise<void> {
+    return this.#store.set(CHANGES_NAMESPACE, CHANGES_ID, {});
   }
 
   /**

@@ -5,6 +5,8 @@ import { ApiRealms } from './api-realms.js';
 import { RealmCatalog } from './realm-catalog.js';
 import { SecretBox } from './secret-box.js';
 
+const COOKIE_SECRET = 'catalog-cookie-secret-0123456789';
+
 const realm = (name: string) => ({
   name,
   scopes: ['api:read'],
@@ -21,21 +23,23 @@ const realm = (name: string) => ({
 /** A catalog over a memory store holding the API realms `apiNames`, beside file realms. */
 async function catalogOf(
   apiNames: readonly string[],
-  { fileNames = [], maxRealms }: { fileNames?: readonly string[]; maxRealms?: number } = {},
+  {
+    fileNames = [],
+    maxRealms,
+    now = () => 0,
+  }: { fileNames?: readonly string[]; maxRealms?: number; now?: () => number } = {},
 ) {
-  const apiRealms = new ApiRealms(
-    new MemoryStore(),
-    new SecretBox('catalog-cookie-secret-0123456789'),
-  );
+  const store = new MemoryStore();
+  const apiRealms = new ApiRealms(store, new SecretBox(COOKIE_SECRET));
   for (const name of apiNames) await apiRealms.write(name, undefined, realm(name));
   const catalog = new RealmCatalog({
     fileRealms: fileNames.map((name) => serverRealmSchema.parse(realm(name))),
     apiRealms,
-    now: () => 0,
+    now,
     warn: () => {},
     ...(maxRealms === undefined ? {} : { maxRealms }),
   });
-  return { catalog, apiRealms };
+  return { catalog, apiRealms, store };
 }
 
 describe('RealmCatalog', () => {
@@ -53,6 +57,40 @@ describe('RealmCatalog', () => {
     expect(again?.config).toEqual(first?.config);
     await catalog.find('a');
     expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks the store once per cacheMs whether any realm changed, and reads a realm again only after a change', async () => {
+    let now = 0;
+    const { catalog, apiRealms, store } = await catalogOf(['a', 'b', 'c'], { now: () => now });
+    for (const name of ['a', 'b', 'c']) await catalog.find(name);
+    const reads = vi.spyOn(apiRealms, 'read');
+    const generations = vi.spyOn(apiRealms, 'generation');
+    now += 10_000;
+    for (const name of ['a', 'b', 'c', 'a', 'b', 'c']) await catalog.find(name);
+    expect(reads).not.toHaveBeenCalled();
+    expect(generations).toHaveBeenCalledTimes(1);
+
+    // Another instance sharing the store changes b.
+    const other = new ApiRealms(store, new SecretBox(COOKIE_SECRET));
+    const revision = (await other.read('b'))?.revision;
+    await other.write('b', revision, { ...realm('b'), scopes: ['api:read', 'api:write'] });
+    expect((await catalog.find('b'))?.config.scopes).toEqual(['api:read']);
+    now += 2_000;
+    expect((await catalog.find('b'))?.config.scopes).toEqual(['api:read', 'api:write']);
+    expect(reads.mock.calls).toEqual([['b']]);
+  });
+
+  it('reads a kept realm again after a minute, though no change was announced', async () => {
+    let now = 0;
+    const { catalog, apiRealms } = await catalogOf(['a'], { now: () => now });
+    await catalog.find('a');
+    const reads = vi.spyOn(apiRealms, 'read');
+    now += 59_000;
+    await catalog.find('a');
+    expect(reads).not.toHaveBeenCalled();
+    now += 2_000;
+    await catalog.find('a');
+    expect(reads.mock.calls).toEqual([['a']]);
   });
 
   it('pages the realm names in the order of the full list: the file’s, then the API’s sorted', async () => {

@@ -9,10 +9,17 @@ import type { ApiRealms, StoredRealm } from './api-realms.js';
 import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 
 /**
- * How long an instance keeps what it read of a realm of the admin API before reading it again:
- * a change made through another instance is in force here after at most this long.
+ * How long an instance trusts that no realm of the admin API changed before asking the store
+ * again: a change made through another instance is in force here after at most this long.
  */
 export const API_REALM_CACHE_MS = 2000;
+
+/**
+ * A realm kept in memory is read again at least this often, announced change or not: a change
+ * whose announcement was lost (its instance stopped between the two writes) is in force after at
+ * most this long.
+ */
+const UNANNOUNCED_CHANGE_MS = 60_000;
 
 /** A realm as the server uses it, and as the provider takes it. */
 export interface CatalogRealm {
@@ -40,16 +47,29 @@ export interface RealmCatalogOptions {
 
 /**
  * Every realm of the server: those of the config file, and those written through the admin API
- * into the shared store, each read again at most every `cacheMs`. Of the API's realms, only the
- * `maxRealms` used most recently stay in memory: a store may hold any number of them.
+ * into the shared store. Whether any realm of the API changed is asked of the store at most every
+ * `cacheMs`, one read however many realms there are; a realm is read again only after a change.
+ * Of the API's realms, only the `maxRealms` used most recently stay in memory: a store may hold
+ * any number of them.
  */
 export class RealmCatalog {
   readonly #file: ReadonlyMap<string, CatalogRealm>;
   readonly #api: ApiRealms;
   readonly #now: () => number;
   readonly #cacheMs: number;
-  /** The last read of each realm of the API, while it is fresh; an absent realm is not kept. */
-  readonly #reads: RecentlyUsed<{ until: number; realm: Promise<ApiRealm | undefined> }>;
+  /**
+   * The last read of each realm of the API, the generation of the realms it was read at, and
+   * until when it may be used without a change announced; an absent realm is not kept.
+   */
+  readonly #reads: RecentlyUsed<{
+    generation: number;
+    until: number;
+    realm: Promise<ApiRealm | undefined>;
+  }>;
+  /** The realms' generation as last read, and until when it is trusted. */
+  #generation: { value: number; until: number } | undefined;
+  /** The read of the generation under way, which every lookup meanwhile waits for. */
+  #generationRead: Promise<number> | undefined;
   /** The latest known version of each realm of the API, for the lookups that cannot wait. */
   readonly #latest: RecentlyUsed<ApiRealm>;
   /** The revision of each realm whose secrets did not open, once told: each is told once. */
@@ -86,10 +106,11 @@ export class RealmCatalog {
   async find(name: string): Promise<CatalogRealm | undefined> {
     const file = this.#file.get(name);
     if (file) return file;
+    const generation = await this.#currentGeneration();
     const cached = this.#reads.get(name);
-    if (cached && cached.until > this.#now()) return cached.realm;
+    if (cached?.generation === generation && cached.until > this.#now()) return cached.realm;
     const realm = this.#read(name);
-    this.#reads.set(name, { until: this.#now() + this.#cacheMs, realm });
+    this.#reads.set(name, { generation, until: this.#now() + UNANNOUNCED_CHANGE_MS, realm });
     // Neither a failure nor an absent realm is kept: unknown names must not fill the cache.
     const forget = () => {
       if (this.#reads.get(name)?.realm === realm) this.#reads.delete(name);
@@ -142,6 +163,24 @@ export class RealmCatalog {
   /** After a write through this instance: the next lookup reads the store again. */
   forget(name: string): void {
     this.#reads.delete(name);
+  }
+
+  /** The realms' generation, read again once older than `cacheMs`, one read at a time. */
+  #currentGeneration(): number | Promise<number> {
+    const known = this.#generation;
+    if (known && known.until > this.#now()) return known.value;
+    if (!this.#generationRead) {
+      const read = this.#api.generation().then((value) => {
+        this.#generation = { value, until: this.#now() + this.#cacheMs };
+        return value;
+      });
+      this.#generationRead = read;
+      const done = () => {
+        if (this.#generationRead === read) this.#generationRead = undefined;
+      };
+      read.then(done, done);
+    }
+    return this.#generationRead;
   }
 
   async #read(name: string): Promise<ApiRealm | undefined> {
