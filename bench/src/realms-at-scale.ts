@@ -10,7 +10,7 @@ import {
   writeFleet,
 } from './realm-fleet.js';
 import { postgresTable } from './servers/stores.js';
-import { positiveInteger } from './settings.js';
+import { positiveInteger, readSettings } from './settings.js';
 import { residentBytes, type Standalone, startStandalone } from './standalone.js';
 import {
   BENCH_SERVICE_CLIENT,
@@ -65,7 +65,11 @@ try {
   }
   console.log(`written through the admin API in ${seconds(Date.now() - writing)}`);
 
-  const server = await startStandalone(config);
+  // The measured server's whole life, profiled (node --cpu-prof) when BENCH_CPU_PROFILE_DIR is set.
+  const profileDir = readSettings(env).cpuProfileDir;
+  const server = await startStandalone(config, {
+    nodeArguments: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
   try {
     await measure(server);
   } finally {
@@ -80,7 +84,9 @@ async function measure(server: Standalone): Promise<void> {
   const idle = await residentBytes(server.pid);
   console.log(`\nresident memory of a fresh server, one realm used: ${mib(idle)}`);
 
+  const cpuBefore = await server.cpuMicros();
   const firsts = await touchEveryRealm(server.origin);
+  const touchCpuMs = ((await server.cpuMicros()) - cpuBefore) / 1000 / (REALMS - 1);
   const touched = await residentBytes(server.pid);
   console.log(
     `after every realm was touched once: ${mib(touched)} ` +
@@ -89,6 +95,9 @@ async function measure(server: Standalone): Promise<void> {
   for (const [label, times] of Object.entries(firsts)) {
     console.log(`  ${label.padEnd(28)} ${latencies(times)}`);
   }
+  console.log(
+    `  server CPU per realm touched (its first discovery and first token): ${touchCpuMs.toFixed(2)} ms`,
+  );
 
   console.log(`\nclient_credentials on one realm and spread over ${SPREAD}, ${ROUNDS} rounds:`);
   const one: LoadResult[] = [];

@@ -30,9 +30,12 @@ export interface Standalone {
 /**
  * Starts `gatehouse serve` from the working tree's sources (through tsx, as the other servers of
  * the bench) with `config` and an admin token of its own; `base_url` and `admin_token` are set
- * here. Resolves once it listens.
+ * here, `nodeArguments` go to node (`--cpu-prof`). Resolves once it listens.
  */
-export async function startStandalone(config: Record<string, unknown>): Promise<Standalone> {
+export async function startStandalone(
+  config: Record<string, unknown>,
+  { nodeArguments = [] }: { nodeArguments?: readonly string[] } = {},
+): Promise<Standalone> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const adminToken = randomBytes(24).toString('base64url');
   const file = join(dir, 'gatehouse.json');
@@ -42,7 +45,7 @@ export async function startStandalone(config: Record<string, unknown>): Promise<
   );
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--config', file, '--port', '0'],
+    [...nodeArguments, '--import', 'tsx', CLI, 'serve', '--config', file, '--port', '0'],
     {
       cwd: BENCH_DIR,
       env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
