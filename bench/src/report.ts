@@ -78,14 +78,18 @@ export const STORE_OP_TARGETS: ReadonlyMap<
   ],
 ]);
 
+/**
+ * One row per server, its server CPU per request first (all threads of its process, the load
+ * generator apart: the figure that says what the code costs), throughput beside it.
+ */
 export function resultTable(results: ReadonlyMap<ServerName, Measurement>): string {
   const rows = [...results].map(([name, r]) => [
     SERVER_LABELS[name],
+    formatNumber(r.serverCpuMicrosPerRequest, 0),
     formatNumber(r.requestsPerSecond, 0),
     r.storeOpsPerRequest ? formatNumber(totalOf(r.storeOpsPerRequest), 2) : '-',
     formatNumber(r.p50Ms, 1),
     formatNumber(r.p99Ms, 1),
-    formatNumber(r.serverCpuMicrosPerRequest, 0),
     formatNumber(r.loadCpuMicrosPerRequest, 0),
     formatNumber(r.ok, 0),
     formatNumber(r.failures, 0),
@@ -93,11 +97,11 @@ export function resultTable(results: ReadonlyMap<ServerName, Measurement>): stri
   return table(
     [
       'server',
+      'server CPU µs/req',
       'req/s',
       'store ops/req',
       'p50 ms',
       'p99 ms',
-      'server CPU µs/req',
       'load CPU µs/req',
       '2xx',
       'failed',
