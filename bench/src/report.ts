@@ -27,11 +27,15 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   ours: 'gatehouse (fastify, node-crypto)',
   'ours-postgres': 'gatehouse on PostgreSQL (pg)',
   'ours-redis': 'gatehouse on Redis (ioredis)',
+  'ours-standalone': 'gatehouse serve (standalone, defaults)',
   ceiling: 'bare fastify (fixed JSON)',
   'oidc-provider': 'oidc-provider v9',
 };
 
-/** Ours on a shared store is compared with ours in memory; every other server with ours. */
+/**
+ * Ours on a shared store, and the standalone server, are compared with ours in memory (the
+ * Fastify binding); every other server with ours.
+ */
 const isStoreVariant = (name: ServerName) => name.startsWith('ours-');
 
 /**

@@ -19,7 +19,14 @@ describe('bench settings', () => {
         'ciba_initiation',
         'resource_server_verify',
       ],
-      servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
+      servers: [
+        'ours',
+        'ours-postgres',
+        'ours-redis',
+        'ours-standalone',
+        'ceiling',
+        'oidc-provider',
+      ],
       poolRate: 12_000,
       rounds: 1,
     });
