@@ -36,7 +36,8 @@ describe('bench servers', () => {
       ),
     );
     for (const [name, server] of launched) servers.set(name, server);
-  });
+    // Four child processes compiling their sources through tsx at once, beside other suites.
+  }, 60_000);
   afterAll(() => Promise.all([...servers.values()].map((server) => server.stop())));
 
   const started = (name: ServerName): LaunchedServer => {
