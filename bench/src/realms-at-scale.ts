@@ -65,11 +65,18 @@ try {
   }
   console.log(`written through the admin API in ${seconds(Date.now() - writing)}`);
 
-  // The measured server's whole life, profiled (node --cpu-prof) when BENCH_CPU_PROFILE_DIR is set.
+  // The measured server's whole life, profiled (node --cpu-prof) when BENCH_CPU_PROFILE_DIR is
+  // set; with BENCH_SERVER_HEAP_MB, its V8 heap capped (--max-old-space-size), which a server
+  // whose memory grows with every realm touched would not survive.
   const profileDir = readSettings(env).cpuProfileDir;
+  const heapMb = env.BENCH_SERVER_HEAP_MB ? positiveInteger(env, 'BENCH_SERVER_HEAP_MB', 0) : 0;
   const server = await startStandalone(config, {
-    nodeArguments: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArguments: [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
+    ],
   });
+  if (heapMb) console.log(`the measured server's V8 heap capped at ${heapMb} MB`);
   try {
     await measure(server);
   } finally {

@@ -54,15 +54,23 @@ export async function startStandalone(
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let output = '';
+  let stdout = '';
   const origin = await new Promise<string>((resolve, reject) => {
+    // Kept until it listens, for the error should it exit first; read and dropped after (its
+    // event log goes on for every token).
+    let listening = false;
     child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk;
+      if (!listening) output += chunk;
     });
     child.stdout.on('data', (chunk: Buffer) => {
-      // Only the first lines matter: a server of 10,000 realms says a lot on start.
-      if (output.length < 64 * 1024) output += chunk;
-      const listening = /gatehouse listening on (http:\/\/\S+)/.exec(output);
-      if (listening) resolve(listening[1] as string);
+      if (listening) return;
+      output += chunk;
+      stdout += chunk;
+      const found = /gatehouse listening on (http:\/\/\S+)/.exec(stdout);
+      if (found) {
+        listening = true;
+        resolve(found[1] as string);
+      }
     });
     void exited.then(() => reject(new Error(`gatehouse serve exited:\n${output}`)));
   });
