@@ -1,14 +1,8 @@
 /// <reference path="./autocannon.d.ts" />
-import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { launchServer } from './launch.js';
 import type { BenchSettings } from './settings.js';
+import { residentBytes, startStandalone } from './standalone.js';
 import {
   BENCH_CODE_CHALLENGE,
   BENCH_REDIRECT_URI,
@@ -24,9 +18,6 @@ import {
  * each record until its expiry). Resident memory is read from outside, with `ps`.
  */
 
-const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
-const TSCONFIG = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
-const CLI = fileURLToPath(new URL('../../packages/server/src/cli/main.ts', import.meta.url));
 const PARAMETER_LENGTH = 1_800;
 const SAMPLE_EVERY_MS = 1_000;
 
@@ -60,7 +51,7 @@ export async function anonymousMemory(settings: BenchSettings): Promise<boolean>
   );
   const figures = new Map<string, MemoryFigures>();
   for (const [label, start] of [
-    ['gatehouse serve (memory store, defaults)', startStandalone],
+    ['gatehouse serve (memory store, defaults)', startStandaloneTarget],
     ['oidc-provider v9', startOidcProvider],
   ] as const) {
     const target = await start();
@@ -134,70 +125,34 @@ function authorizeQuery(): string {
 }
 
 /** `gatehouse serve` from the working tree's sources, with every limit at its default. */
-async function startStandalone(): Promise<FloodTarget> {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const adminToken = randomBytes(24).toString('base64url');
-  const config = join(dir, 'gatehouse.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      base_url: 'http://127.0.0.1:3000',
-      admin_token: adminToken,
-      realms: [
-        {
-          name: 'bench',
-          scopes: ['openid'],
-          clients: [
-            {
-              client_id: BENCH_WEB_CLIENT_ID,
-              client_secret: BENCH_WEB_CLIENT_SECRET,
-              token_endpoint_auth_method: 'client_secret_post',
-              redirect_uris: [BENCH_REDIRECT_URI],
-              scope: 'openid',
-            },
-          ],
-        },
-      ],
-    }),
-  );
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--config', config, '--port', '0'],
-    {
-      cwd: BENCH_DIR,
-      env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk;
-      const listening = /gatehouse listening on (http:\/\/\S+)/.exec(output);
-      if (listening) resolve(listening[1] as string);
-    });
-    void exited.then(() => reject(new Error(`gatehouse serve exited:\n${output}`)));
+async function startStandaloneTarget(): Promise<FloodTarget> {
+  const server = await startStandalone({
+    realms: [
+      {
+        name: 'bench',
+        scopes: ['openid'],
+        clients: [
+          {
+            client_id: BENCH_WEB_CLIENT_ID,
+            client_secret: BENCH_WEB_CLIENT_SECRET,
+            token_endpoint_auth_method: 'client_secret_post',
+            redirect_uris: [BENCH_REDIRECT_URI],
+            scope: 'openid',
+          },
+        ],
+      },
+    ],
   });
   return {
-    url: `${origin}/oauth/bench/authorize?${authorizeQuery()}`,
-    pid: child.pid as number,
-    exited,
+    url: `${server.origin}/oauth/bench/authorize?${authorizeQuery()}`,
+    pid: server.pid,
+    exited: server.exited,
     async note() {
-      const response = await fetch(`${origin}/admin/store`, {
-        headers: { authorization: `Bearer ${adminToken}` },
-      });
+      const response = await server.admin('/store');
       const { records, evicted, shed } = (await response.json()) as Record<string, number>;
       return `${records} records held, ${evicted} interactions evicted by the realm cap, ${shed} shed at the ceiling`;
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }
 
@@ -210,12 +165,6 @@ async function startOidcProvider(): Promise<FloodTarget> {
     note: async () => 'every interaction kept for its 1-hour lifetime',
     stop: () => server.stop(),
   };
-}
-
-/** Resident set size of a process, as `ps` reports it (KiB), in bytes. */
-async function residentBytes(pid: number): Promise<number> {
-  const { stdout } = await promisify(execFile)('ps', ['-o', 'rss=', '-p', String(pid)]);
-  return Number(stdout.trim()) * 1024;
 }
 
 const mib = (bytes: number | undefined) =>

@@ -21,13 +21,14 @@ export interface OneTimeRequest {
 /**
  * What each request sends, built before the load so the load generator only picks the next: one
  * fixed body; a pool of requests of which each is sent once (one per one-time credential or
- * DPoP proof); or a few bodies sent in turn (reusable credentials, such as the ID tokens naming
- * CIBA's user).
+ * DPoP proof); a few bodies sent in turn (reusable credentials, such as the ID tokens naming
+ * CIBA's user); or one body sent to several paths in turn (the same client in many realms).
  */
 export type RequestBodies =
   | { readonly kind: 'fixed'; readonly body: string }
   | { readonly kind: 'one-time'; readonly pool: readonly OneTimeRequest[] }
-  | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] };
+  | { readonly kind: 'in-turn'; readonly bodies: readonly Buffer[] }
+  | { readonly kind: 'spread'; readonly body: string; readonly paths: readonly string[] };
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -44,7 +45,7 @@ export class PoolExhaustedError extends Error {
 }
 
 /**
- * POSTs urlencoded forms to `url` as fast as `connections` keep-alive connections allow for
+ * POSTs urlencoded forms to `url` (or to its origin's `paths`) as fast as `connections` keep-alive connections allow for
  * `duration`. With a pool of one-time bodies, every request takes the next one; if the pool runs
  * dry the run is stopped and rejected with PoolExhaustedError rather than measuring the errors
  * that would follow.
@@ -74,6 +75,22 @@ export async function applyLoad(
         {
           setupRequest(request) {
             request.body = inTurn[next++ % inTurn.length];
+            return request;
+          },
+        },
+      ],
+    });
+  } else if (bodies.kind === 'spread') {
+    const { body, paths } = bodies;
+    if (paths.length === 0) throw new Error('no paths to spread the requests over');
+    let next = 0;
+    result = await autocannon({
+      ...options,
+      body,
+      requests: [
+        {
+          setupRequest(request) {
+            request.path = paths[next++ % paths.length];
             return request;
           },
         },

@@ -27,11 +27,15 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   ours: 'gatehouse (fastify, node-crypto)',
   'ours-postgres': 'gatehouse on PostgreSQL (pg)',
   'ours-redis': 'gatehouse on Redis (ioredis)',
+  'ours-standalone': 'gatehouse serve (standalone, defaults)',
   ceiling: 'bare fastify (fixed JSON)',
   'oidc-provider': 'oidc-provider v9',
 };
 
-/** Ours on a shared store is compared with ours in memory; every other server with ours. */
+/**
+ * Ours on a shared store, and the standalone server, are compared with ours in memory (the
+ * Fastify binding); every other server with ours.
+ */
 const isStoreVariant = (name: ServerName) => name.startsWith('ours-');
 
 /**
@@ -78,14 +82,18 @@ export const STORE_OP_TARGETS: ReadonlyMap<
   ],
 ]);
 
+/**
+ * One row per server, its server CPU per request first (all threads of its process, the load
+ * generator apart: the figure that says what the code costs), throughput beside it.
+ */
 export function resultTable(results: ReadonlyMap<ServerName, Measurement>): string {
   const rows = [...results].map(([name, r]) => [
     SERVER_LABELS[name],
+    formatNumber(r.serverCpuMicrosPerRequest, 0),
     formatNumber(r.requestsPerSecond, 0),
     r.storeOpsPerRequest ? formatNumber(totalOf(r.storeOpsPerRequest), 2) : '-',
     formatNumber(r.p50Ms, 1),
     formatNumber(r.p99Ms, 1),
-    formatNumber(r.serverCpuMicrosPerRequest, 0),
     formatNumber(r.loadCpuMicrosPerRequest, 0),
     formatNumber(r.ok, 0),
     formatNumber(r.failures, 0),
@@ -93,11 +101,11 @@ export function resultTable(results: ReadonlyMap<ServerName, Measurement>): stri
   return table(
     [
       'server',
+      'server CPU µs/req',
       'req/s',
       'store ops/req',
       'p50 ms',
       'p99 ms',
-      'server CPU µs/req',
       'load CPU µs/req',
       '2xx',
       'failed',

@@ -2,7 +2,9 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { anonymousMemory } from './anonymous-memory.js';
+import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
+import { floorLines, floorOf, measureCryptoCosts } from './floor.js';
 import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
@@ -44,6 +46,14 @@ console.log(
     `one-time credentials minted for ${settings.poolRate} req/s`,
 );
 
+const cryptoCosts = await measureCryptoCosts();
+console.log(
+  `ES256 in this run (node:crypto, CPU per call): signature ${cryptoCosts.signMicros.toFixed(0)} µs, ` +
+    `verification ${cryptoCosts.verifyMicros.toFixed(0)} µs`,
+);
+/** The bare route's server CPU per request, each time the ceiling was measured in this run. */
+const bareRoute: number[] = [];
+
 const invalid: string[] = [];
 const skipped: string[] = [];
 for (const scenario of settings.scenarios) {
@@ -73,8 +83,13 @@ for (const scenario of settings.scenarios) {
     const results = await measureRound(scenario, servers);
     if (results.size === 0) break;
     rounds.push(results);
+    const ceiling = results.get('ceiling');
+    if (ceiling) bareRoute.push(ceiling.serverCpuMicrosPerRequest);
     console.log(`\n${resultTable(results)}\n`);
     const lines = [
+      ...(bareRoute.length === 0
+        ? ['floor: unknown until the ceiling (the bare route) ran, in client_credentials']
+        : floorLines(floorOf(scenario, median(bareRoute), cryptoCosts), results)),
       ...ratioLines(scenario, results),
       ...storeOpLines(scenario, results),
       ...serviceLines(results),

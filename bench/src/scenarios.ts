@@ -39,10 +39,14 @@ export const DELEGATION_GRANTS = 'delegation_grants';
  * The benchmarked requests and the servers measured on each. The ceiling answers
  * client_credentials only: its fixed answer is a floor for that request, not for a code exchange
  * or a refresh, whose cost is mostly the tokens the ceiling would not issue. Ours on PostgreSQL
- * and on Redis take the two requests the shared-store issue sets targets for.
+ * and on Redis take the two requests the shared-store issue sets targets for; the standalone
+ * server takes client_credentials, the one request it answers without its sign-in pages.
  */
 export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map([
-  ['client_credentials', ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider']],
+  [
+    'client_credentials',
+    ['ours', 'ours-postgres', 'ours-redis', 'ours-standalone', 'ceiling', 'oidc-provider'],
+  ],
   ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
   ['refresh_token', ['ours', 'oidc-provider']],
   ['ciba_initiation', ['ours', 'oidc-provider']],

@@ -3,6 +3,7 @@ export const SERVER_NAMES = [
   'ours',
   'ours-postgres',
   'ours-redis',
+  'ours-standalone',
   'ceiling',
   'oidc-provider',
 ] as const;

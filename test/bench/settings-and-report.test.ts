@@ -22,7 +22,14 @@ describe('bench settings', () => {
         'resource_server_verify',
         'delegation_grants',
       ],
-      servers: ['ours', 'ours-postgres', 'ours-redis', 'ceiling', 'oidc-provider'],
+      servers: [
+        'ours',
+        'ours-postgres',
+        'ours-redis',
+        'ours-standalone',
+        'ceiling',
+        'oidc-provider',
+      ],
       poolRate: 12_000,
       rounds: 1,
     });

@@ -159,6 +159,26 @@ describe('realms of the admin API', () => {
     });
   });
 
+  it('lists the realms in pages when asked for a limit, each page naming the cursor of the next', async () => {
+    const server = start();
+    for (const name of ['shop', 'attic', 'cellar']) {
+      expect((await admin(server, 'PUT', `/realms/${name}`, realmObject(name))).statusCode).toBe(
+        201,
+      );
+    }
+    const first = await admin(server, 'GET', '/realms?limit=2');
+    expect([first.statusCode, first.headers['cache-control']]).toEqual([200, 'no-store']);
+    expect(first.json()).toEqual({ realms: ['demo', 'attic'], next_cursor: 'attic' });
+    const last = await admin(server, 'GET', '/realms?limit=2&cursor=attic');
+    expect(last.json()).toEqual({ realms: ['cellar', 'shop'] });
+    const cursorOnly = await admin(server, 'GET', '/realms?cursor=demo');
+    expect(cursorOnly.json()).toEqual({ realms: ['attic', 'cellar', 'shop'] });
+    for (const limit of ['0', '1001', 'ten', '-1', '2.5']) {
+      const refused = await admin(server, 'GET', `/realms?limit=${limit}`);
+      expect([refused.statusCode, refused.json().error]).toEqual([400, 'invalid_request']);
+    }
+  });
+
   it('creates a realm with 201, whose discovery answers at once and whose clients and users work', async () => {
     const server = start();
     expect((await discovery(server, 'shop')).statusCode).toBe(404);

@@ -3,6 +3,7 @@ import { startCeiling } from './ceiling.js';
 import { startOidcProvider } from './oidc-provider.js';
 import { startOurs } from './ours.js';
 import type { RunningServer } from './running-server.js';
+import { startStandaloneServer } from './standalone.js';
 import { postgresStore, redisStore } from './stores.js';
 
 /**
@@ -13,6 +14,7 @@ export const SERVERS: ReadonlyMap<ServerName, () => Promise<RunningServer>> = ne
   ['ours', () => startOurs()],
   ['ours-postgres', async () => startOurs(await postgresStore())],
   ['ours-redis', async () => startOurs(await redisStore())],
+  ['ours-standalone', startStandaloneServer],
   ['ceiling', startCeiling],
   ['oidc-provider', startOidcProvider],
 ]);

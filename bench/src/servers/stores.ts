@@ -39,11 +39,15 @@ export function memoryStore(): BenchStore {
   };
 }
 
-/**
- * A PostgresStore with the package's default options (pool of 10, statements prepared), on a
- * table of its own for this run, created by the package's `migrate`.
- */
-export async function postgresStore(): Promise<BenchStore> {
+/** A table of this run's own in the bench's PostgreSQL, created by the package's `migrate`. */
+export interface PostgresTable {
+  readonly url: string;
+  readonly tablePrefix: string;
+  /** Drops the table. */
+  cleanUp(): Promise<void>;
+}
+
+export async function postgresTable(): Promise<PostgresTable> {
   const service = STORE_SERVICES['ours-postgres'];
   const url = urlOf(service);
   const tablePrefix = uniquePrefix('bench');
@@ -52,10 +56,19 @@ export async function postgresStore(): Promise<BenchStore> {
   } catch (error) {
     throw unreachable(service, url, error);
   }
+  return { url, tablePrefix, cleanUp: () => dropPostgresStore(url, tablePrefix) };
+}
+
+/**
+ * A PostgresStore with the package's default options (pool of 10, statements prepared), on a
+ * table of its own for this run.
+ */
+export async function postgresStore(): Promise<BenchStore> {
+  const { url, tablePrefix, cleanUp } = await postgresTable();
   return {
     store: new PostgresStore({ connectionString: url, tablePrefix }),
     prefix: tablePrefix,
-    cleanUp: () => dropPostgresStore(url, tablePrefix),
+    cleanUp,
   };
 }
 

@@ -109,6 +109,7 @@ export {
   validateRealm,
   validateRealms,
 } from './realms/realm-source.js';
+export { LOADED_REALMS_LIMIT, RecentlyUsed } from './realms/recently-used.js';
 export type { RegisteredClientInfo } from './registration/client-info.js';
 export type { RegisteredMetadata } from './registration/client-metadata.js';
 export type { SessionSummary } from './sessions/sessions-api.js';

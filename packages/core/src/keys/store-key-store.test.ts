@@ -310,6 +310,31 @@ describe('StoreKeyStore', () => {
     ]);
   });
 
+  it('makes a realm’s first key with one read and one write: a first request waits for no more', async () => {
+    const { keyStore, store } = setup();
+    const reads = vi.spyOn(store, 'get');
+    const writes = vi.spyOn(store, 'add');
+    const key = await keyStore().currentKey(realm);
+    expect(reads.mock.calls).toEqual([['signing_key', 'keys/1']]);
+    expect(writes.mock.calls).toEqual([['signing_key', 'keys/1', key]]);
+  });
+
+  it('keeps the keys of at most maxRealms realms, reading a forgotten realm’s back from the store', async () => {
+    const { clock, store } = setup();
+    const keys = new StoreKeyStore(store, { now: clock.now, maxRealms: 2 });
+    const realms = ['a', 'b', 'c'].map((name) => keyRealm({ name }));
+    const first = await Promise.all(realms.map((each) => keys.currentKey(each)));
+    const reads = vi.spyOn(store, 'get');
+    // c and b are kept, a was forgotten: its key is read again, the same key.
+    expect((await keys.currentKey(realms[2] as Realm)).kid).toBe(first[2]?.kid);
+    expect(reads).not.toHaveBeenCalled();
+    expect((await keys.currentKey(realms[0] as Realm)).kid).toBe(first[0]?.kid);
+    expect(reads.mock.calls).toEqual([
+      ['signing_key', 'a/1'],
+      ['signing_key', 'a/2'],
+    ]);
+  });
+
   it('shares one store read among concurrent fresh lookups', async () => {
     const { keyStore, store } = setup();
     const keys = keyStore();

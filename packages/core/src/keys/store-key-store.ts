@@ -1,6 +1,7 @@
 import type { JWK } from 'jose';
 import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import type { Realm } from '../realms/realm.js';
+import { LOADED_REALMS_LIMIT, RecentlyUsed } from '../realms/recently-used.js';
 import type { Store } from '../store/store.js';
 import { generateSigningKey } from './generate.js';
 import { publishedKeys, usableKey } from './key-schedule.js';
@@ -22,18 +23,20 @@ interface RealmKeys {
  * Keys persisted through the Store, so every instance sharing the store signs with the same key
  * and publishes the same JWKS. Keys of every algorithm form one append-only sequence per realm;
  * `add` makes concurrent first-use generation and rotation safe: one writer wins each position,
- * the others adopt its key.
+ * the others adopt its key. The keys of at most `maxRealms` realms are kept in memory, the least
+ * recently used forgotten first and read again when next needed.
  */
 export class StoreKeyStore implements KeyStore {
   readonly #store: Store;
   readonly #now: () => number;
-  readonly #realms = new Map<string, RealmKeys>();
+  readonly #realms: RecentlyUsed<RealmKeys>;
   readonly #generating = new Map<string, Promise<SigningKey>>();
   readonly #reading = new Map<string, Promise<RealmKeys>>();
 
-  constructor(store: Store, options: { now?: () => number } = {}) {
+  constructor(store: Store, options: { now?: () => number; maxRealms?: number } = {}) {
     this.#store = store;
     this.#now = options.now ?? Date.now;
+    this.#realms = new RecentlyUsed(options.maxRealms ?? LOADED_REALMS_LIMIT);
   }
 
   async currentKey(
@@ -83,29 +86,28 @@ export class StoreKeyStore implements KeyStore {
     alg: SigningAlgorithm,
     options: { rotate: boolean },
   ): Promise<SigningKey> {
+    // A first key is looked for in the list just read (a realm's first request needs one); a
+    // rotation reads the list afresh.
+    let state = options.rotate ? await this.#refresh(realm.name) : await this.#cached(realm.name);
     let key: SigningKey | undefined;
     for (;;) {
-      const state = await this.#refresh(realm.name);
       // Another instance made a usable key (a first key, a scheduled rotation): use theirs.
       const theirs = options.rotate
         ? undefined
         : usableKey(state.keys, realm, alg, this.#nowSeconds());
       if (theirs) return theirs;
-      if (!key) {
-        // Made only when none is usable, then the list is read again: generating an RSA key
-        // takes long enough for another instance to have made one meanwhile.
-        key = await generateSigningKey(alg, this.#nowSeconds());
-        continue;
-      }
+      key ??= await generateSigningKey(alg, this.#nowSeconds());
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
         // A concurrent refresh may already have read our key back.
         if (state.keys.length === position - 1) state.keys.push(key);
         return key;
       }
-      // Another instance took this position first: a concurrent rotation is as good as ours;
-      // otherwise the next turn of the loop adopts its key.
-      const winner = (await this.#refresh(realm.name)).keys.at(-1);
+      // Another instance took this position first (while our key was made, or since our list
+      // was read): a concurrent rotation is as good as ours; otherwise the next turn of the loop
+      // adopts its key, or adds ours after it.
+      state = await this.#refresh(realm.name);
+      const winner = state.keys.at(-1);
       if (options.rotate && winner?.alg === alg) return winner;
     }
   }

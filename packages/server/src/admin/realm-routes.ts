@@ -25,6 +25,16 @@ export interface RealmRoutesOptions {
 /** A realm with many clients and users is larger than the admin API's other bodies. */
 const MAX_BODY_BYTES = 256 * 1024;
 
+/** Realms in a page of `GET /admin/realms?cursor=` without `limit`, and at most with it. */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
+
+/** The `limit` of a page of realms, or undefined when it is not a whole number in range. */
+function pageSize(limit: string): number | undefined {
+  const size = /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
+  return size >= 1 && size <= MAX_PAGE ? size : undefined;
+}
+
 interface RealmParams {
   realm: string;
 }
@@ -49,8 +59,26 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     (_request, body, done) => done(null, body),
   );
 
-  app.get('/realms', async (_request, reply) =>
-    json(reply, 200, { realms: await catalog.names() }),
+  app.get<{ Querystring: { limit?: string; cursor?: string } }>(
+    '/realms',
+    async (request, reply) => {
+      const { limit, cursor } = request.query;
+      if (limit === undefined && cursor === undefined) {
+        return json(reply, 200, { realms: await catalog.names() });
+      }
+      const size = limit === undefined ? DEFAULT_PAGE : pageSize(limit);
+      if (size === undefined) {
+        return invalid(reply, [
+          { path: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` },
+        ]);
+      }
+      const { names, more } = await catalog.page(size, cursor);
+      const last = names.at(-1);
+      return json(reply, 200, {
+        realms: names,
+        ...(more && last !== undefined ? { next_cursor: last } : {}),
+      });
+    },
   );
 
   app.get<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {

@@ -1,5 +1,5 @@
 import { MemoryStore } from '@gatehouse-oidc/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiRealms } from './api-realms.js';
 import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 import { SecretBox } from './secret-box.js';
@@ -102,5 +102,33 @@ describe('ApiRealms and the initial access token of a realm with registration', 
       'realm "shop" cannot be served: its registration\'s initial access token does not open',
     );
     expect(error?.message).not.toContain(TOKEN);
+  });
+});
+
+describe('ApiRealms.unreadable over many realms', () => {
+  it('finds every unreadable realm while reading at most 16 at once', async () => {
+    const store = new MemoryStore();
+    const mine = new ApiRealms(store, new SecretBox('mine-cookie-secret-0123456789abcdef'));
+    const theirs = new ApiRealms(store, new SecretBox('their-cookie-secret-0123456789abcdef'));
+    for (let index = 0; index < 50; index++) {
+      const name = `tenant-${index}`;
+      await (index % 20 === 7 ? theirs : mine).write(name, undefined, { ...REALM, name });
+    }
+    let reading = 0;
+    let most = 0;
+    const read = mine.read.bind(mine);
+    vi.spyOn(mine, 'read').mockImplementation(async (name) => {
+      most = Math.max(most, ++reading);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      reading--;
+      return read(name);
+    });
+    const problems = await mine.unreadable();
+    expect(problems.map((problem) => problem.realm).sort()).toEqual([
+      'tenant-27',
+      'tenant-47',
+      'tenant-7',
+    ]);
+    expect(most).toBe(16);
   });
 });

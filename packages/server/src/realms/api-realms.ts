@@ -10,6 +10,16 @@ const NAMESPACE = 'admin_realm';
  */
 const REALMS_GROUP = 'gatehouse:admin-realms';
 
+/** Realms read at once when every one is checked: about the store's connections. */
+const READ_AT_ONCE = 16;
+
+/**
+ * A record written again after every change to a realm: its revision tells every instance that
+ * some realm changed, in one read however many realms they hold.
+ */
+const CHANGES_NAMESPACE = 'admin_realm_changes';
+const CHANGES_ID = 'every_realm';
+
 /** A realm object as the admin API takes it (and the config file holds it). */
 export type RealmObject = Record<string, unknown>;
 
@@ -51,18 +61,36 @@ export class ApiRealms {
   }
 
   /**
-   * Writes the realm if its record is still at `revision` (undefined: if there is none yet).
-   * False when another write came first.
+   * Writes the realm if its record is still at `revision` (undefined: if there is none yet), then
+   * announces the change. False when another write came first.
    */
-  write(name: string, revision: number | undefined, realm: RealmObject): Promise<boolean> {
+  async write(name: string, revision: number | undefined, realm: RealmObject): Promise<boolean> {
     const stored = this.#seal(name, realm);
-    return revision === undefined
-      ? this.#store.add(NAMESPACE, name, stored, { grantId: REALMS_GROUP })
-      : this.#store.replace(NAMESPACE, name, revision, stored);
+    const written =
+      revision === undefined
+        ? await this.#store.add(NAMESPACE, name, stored, { grantId: REALMS_GROUP })
+        : await this.#store.replace(NAMESPACE, name, revision, stored);
+    if (written) await this.#announceChange();
+    return written;
   }
 
-  delete(name: string): Promise<boolean> {
-    return this.#store.delete(NAMESPACE, name);
+  async delete(name: string): Promise<boolean> {
+    const deleted = await this.#store.delete(NAMESPACE, name);
+    if (deleted) await this.#announceChange();
+    return deleted;
+  }
+
+  /**
+   * A number that changes after every write or deletion of a realm through the admin API, at any
+   * instance sharing the store: while it stays the same, no realm read before it changed.
+   */
+  async generation(): Promise<number> {
+    return (await this.#store.read(CHANGES_NAMESPACE, CHANGES_ID))?.revision ?? 0;
+  }
+
+  /** After the realm's own write, so an instance that sees the new generation reads the change. */
+  #announceChange(): Promise<void> {
+    return this.#store.set(CHANGES_NAMESPACE, CHANGES_ID, {});
   }
 
   /**
@@ -122,21 +150,31 @@ export class ApiRealms {
     return serverRealmSchema.parse(realm);
   }
 
-  /** The realms whose client secrets do not open with this server's key. */
+  /**
+   * The realms whose client secrets do not open with this server's key, read `READ_AT_ONCE` at a
+   * time: a store may hold a hundred thousand realms, which must not all be in memory at once.
+   */
   async unreadable(): Promise<RealmSecretsUnreadable[]> {
-    const problems = await Promise.all(
-      (await this.names()).map(async (name) => {
-        const record = await this.read(name);
-        try {
-          if (record) this.open(name, record.value);
-          return [];
-        } catch (error) {
-          if (error instanceof RealmSecretsUnreadable) return [error];
-          throw error;
-        }
-      }),
-    );
-    return problems.flat();
+    const names = await this.names();
+    const problems: RealmSecretsUnreadable[] = [];
+    for (let start = 0; start < names.length; start += READ_AT_ONCE) {
+      const batch = names.slice(start, start + READ_AT_ONCE);
+      for (const problem of await Promise.all(batch.map((name) => this.#unreadable(name)))) {
+        if (problem) problems.push(problem);
+      }
+    }
+    return problems;
+  }
+
+  async #unreadable(name: string): Promise<RealmSecretsUnreadable | undefined> {
+    const record = await this.read(name);
+    try {
+      if (record) this.open(name, record.value);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RealmSecretsUnreadable) return error;
+      throw error;
+    }
   }
 
   /** The realm as the store keeps it: client secrets and the initial access token sealed apart. */

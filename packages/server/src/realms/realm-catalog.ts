@@ -1,13 +1,25 @@
-import { OAuthError, type RealmInput } from '@gatehouse-oidc/core';
+import {
+  LOADED_REALMS_LIMIT,
+  OAuthError,
+  type RealmInput,
+  RecentlyUsed,
+} from '@gatehouse-oidc/core';
 import { providerRealm, type ServerRealmConfig } from '../config/server-config.js';
 import type { ApiRealms, StoredRealm } from './api-realms.js';
 import { RealmSecretsUnreadable } from './realm-secrets-unreadable.js';
 
 /**
- * How long an instance keeps what it read of a realm of the admin API before reading it again:
- * a change made through another instance is in force here after at most this long.
+ * How long an instance trusts that no realm of the admin API changed before asking the store
+ * again: a change made through another instance is in force here after at most this long.
  */
 export const API_REALM_CACHE_MS = 2000;
+
+/**
+ * A realm kept in memory is read again at least this often, announced change or not: a change
+ * whose announcement was lost (its instance stopped between the two writes) is in force after at
+ * most this long.
+ */
+const UNANNOUNCED_CHANGE_MS = 60_000;
 
 /** A realm as the server uses it, and as the provider takes it. */
 export interface CatalogRealm {
@@ -29,23 +41,39 @@ export interface RealmCatalogOptions {
   /** Where a realm that cannot be served is told to the operator: one line, no stack. */
   warn: (line: string) => void;
   cacheMs?: number;
+  /** Realms of the API kept in memory at most, the least recently used forgotten first. */
+  maxRealms?: number;
 }
 
 /**
  * Every realm of the server: those of the config file, and those written through the admin API
- * into the shared store, each read again at most every `cacheMs`.
+ * into the shared store. Whether any realm of the API changed is asked of the store at most every
+ * `cacheMs`, one read however many realms there are; a realm is read again only after a change.
+ * Of the API's realms, only the `maxRealms` used most recently stay in memory: a store may hold
+ * any number of them.
  */
 export class RealmCatalog {
   readonly #file: ReadonlyMap<string, CatalogRealm>;
   readonly #api: ApiRealms;
   readonly #now: () => number;
   readonly #cacheMs: number;
-  /** The last read of each realm of the API, while it is fresh; an absent realm is not kept. */
-  readonly #reads = new Map<string, { until: number; realm: Promise<ApiRealm | undefined> }>();
+  /**
+   * The last read of each realm of the API, the generation of the realms it was read at, and
+   * until when it may be used without a change announced; an absent realm is not kept.
+   */
+  readonly #reads: RecentlyUsed<{
+    generation: number;
+    until: number;
+    realm: Promise<ApiRealm | undefined>;
+  }>;
+  /** The realms' generation as last read, and until when it is trusted. */
+  #generation: { value: number; until: number } | undefined;
+  /** The read of the generation under way, which every lookup meanwhile waits for. */
+  #generationRead: Promise<number> | undefined;
   /** The latest known version of each realm of the API, for the lookups that cannot wait. */
-  readonly #latest = new Map<string, ApiRealm>();
+  readonly #latest: RecentlyUsed<ApiRealm>;
   /** The revision of each realm whose secrets did not open, once told: each is told once. */
-  readonly #toldUnreadable = new Map<string, number>();
+  readonly #toldUnreadable: RecentlyUsed<number>;
   readonly #warn: (line: string) => void;
 
   constructor({
@@ -54,6 +82,7 @@ export class RealmCatalog {
     now,
     warn,
     cacheMs = API_REALM_CACHE_MS,
+    maxRealms = LOADED_REALMS_LIMIT,
   }: RealmCatalogOptions) {
     this.#file = new Map(
       fileRealms.map((config) => [
@@ -65,6 +94,9 @@ export class RealmCatalog {
     this.#now = now;
     this.#warn = warn;
     this.#cacheMs = cacheMs;
+    this.#reads = new RecentlyUsed(maxRealms);
+    this.#latest = new RecentlyUsed(maxRealms);
+    this.#toldUnreadable = new RecentlyUsed(maxRealms);
   }
 
   /** The provider's realm loader; rejects with a 503 OAuthError for a realm it cannot serve. */
@@ -74,10 +106,11 @@ export class RealmCatalog {
   async find(name: string): Promise<CatalogRealm | undefined> {
     const file = this.#file.get(name);
     if (file) return file;
+    const generation = await this.#currentGeneration();
     const cached = this.#reads.get(name);
-    if (cached && cached.until > this.#now()) return cached.realm;
+    if (cached?.generation === generation && cached.until > this.#now()) return cached.realm;
     const realm = this.#read(name);
-    this.#reads.set(name, { until: this.#now() + this.#cacheMs, realm });
+    this.#reads.set(name, { generation, until: this.#now() + UNANNOUNCED_CHANGE_MS, realm });
     // Neither a failure nor an absent realm is kept: unknown names must not fill the cache.
     const forget = () => {
       if (this.#reads.get(name)?.realm === realm) this.#reads.delete(name);
@@ -103,6 +136,21 @@ export class RealmCatalog {
     return [...this.#file.keys(), ...api];
   }
 
+  /**
+   * At most `limit` realm names in the order of `names()`, those after the realm named `after`
+   * (a realm since deleted still marks its place), and whether more follow.
+   */
+  async page(limit: number, after?: string): Promise<{ names: string[]; more: boolean }> {
+    const names = await this.names();
+    let start = 0;
+    if (after !== undefined) {
+      start = this.#file.has(after)
+        ? names.indexOf(after) + 1
+        : firstAfter(names, after, this.#file.size);
+    }
+    return { names: names.slice(start, start + limit), more: start + limit < names.length };
+  }
+
   /** The realm as last read, without waiting for the store (login pages, webhooks). */
   known(name: string): ServerRealmConfig | undefined {
     return (this.#file.get(name) ?? this.#latest.get(name))?.config;
@@ -115,6 +163,24 @@ export class RealmCatalog {
   /** After a write through this instance: the next lookup reads the store again. */
   forget(name: string): void {
     this.#reads.delete(name);
+  }
+
+  /** The realms' generation, read again once older than `cacheMs`, one read at a time. */
+  #currentGeneration(): number | Promise<number> {
+    const known = this.#generation;
+    if (known && known.until > this.#now()) return known.value;
+    if (!this.#generationRead) {
+      const read = this.#api.generation().then((value) => {
+        this.#generation = { value, until: this.#now() + this.#cacheMs };
+        return value;
+      });
+      this.#generationRead = read;
+      const done = () => {
+        if (this.#generationRead === read) this.#generationRead = undefined;
+      };
+      read.then(done, done);
+    }
+    return this.#generationRead;
   }
 
   async #read(name: string): Promise<ApiRealm | undefined> {
@@ -158,4 +224,16 @@ export class RealmCatalog {
       });
     }
   }
+}
+
+/** The index of the first of `names` after `name`, those from `from` on being sorted. */
+function firstAfter(names: readonly string[], name: string, from: number): number {
+  let low = from;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((names[middle] as string) <= name) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -1,0 +1,241 @@
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { median } from './cpu-rounds.js';
+import { applyLoad, type LoadResult, type RequestBodies } from './load.js';
+import {
+  checkFleetRealm,
+  discoveryPath,
+  fleetRealmName,
+  tokenPath,
+  writeFleet,
+} from './realm-fleet.js';
+import { postgresTable } from './servers/stores.js';
+import { positiveInteger, readSettings } from './settings.js';
+import { residentBytes, type Standalone, startStandalone } from './standalone.js';
+import {
+  BENCH_SERVICE_CLIENT,
+  TOKEN_REQUEST_BODY,
+  TOKEN_REQUEST_HEADERS,
+} from './token-request.js';
+
+/**
+ * `pnpm realms-at-scale` (issue 24): the standalone server on PostgreSQL with many realms written
+ * through its admin API. Prints the resident memory of a fresh server before and after each realm
+ * was touched once, how long a realm's first discovery and first client_credentials take with
+ * `BENCH_IN_FLIGHT` requests in flight, client_credentials spread over `BENCH_SPREAD_REALMS`
+ * realms beside the same load on one realm (alternating rounds, server CPU per request), and how
+ * long the admin API takes to list every realm, whole and in pages. The fleet is written by one
+ * server, measured by another started afresh on the same table: what a restart meets.
+ */
+
+const env = process.env;
+const REALMS = positiveInteger(env, 'BENCH_REALMS', 10_000);
+const CLIENTS = positiveInteger(env, 'BENCH_REALM_CLIENTS', 10);
+const SPREAD = Math.min(REALMS, positiveInteger(env, 'BENCH_SPREAD_REALMS', 1_000));
+const IN_FLIGHT = positiveInteger(env, 'BENCH_IN_FLIGHT', 8);
+const DURATION = positiveInteger(env, 'BENCH_DURATION', 5);
+const WARMUP = positiveInteger(env, 'BENCH_WARMUP', 2);
+const ROUNDS = positiveInteger(env, 'BENCH_ROUNDS', 3);
+const PAGE = 1_000;
+
+console.log(`gatehouse realms at scale ${new Date().toISOString()}`);
+console.log(
+  `${REALMS} realms of ${CLIENTS} clients on PostgreSQL, ${IN_FLIGHT} in flight, ` +
+    `load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+);
+
+const table = await postgresTable();
+const config = {
+  cookie_secret: randomBytes(32).toString('base64url'),
+  store: table.url,
+  store_options: { table_prefix: table.tablePrefix },
+  realms: [{ name: 'file-realm', scopes: ['api:read'], clients: [BENCH_SERVICE_CLIENT] }],
+};
+try {
+  const writer = await startStandalone(config);
+  const writing = Date.now();
+  try {
+    await writeFleet(writer, { count: REALMS, clients: CLIENTS, inFlight: IN_FLIGHT }, (written) =>
+      console.log(`  ${written} realms written (${seconds(Date.now() - writing)})`),
+    );
+  } finally {
+    await writer.stop();
+  }
+  console.log(`written through the admin API in ${seconds(Date.now() - writing)}`);
+
+  // The measured server's whole life, profiled (node --cpu-prof) when BENCH_CPU_PROFILE_DIR is
+  // set; with BENCH_SERVER_HEAP_MB, its V8 heap capped (--max-old-space-size), which a server
+  // whose memory grows with every realm touched would not survive.
+  const profileDir = readSettings(env).cpuProfileDir;
+  const heapMb = env.BENCH_SERVER_HEAP_MB ? positiveInteger(env, 'BENCH_SERVER_HEAP_MB', 0) : 0;
+  const server = await startStandalone(config, {
+    nodeArguments: [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
+    ],
+  });
+  if (heapMb) console.log(`the measured server's V8 heap capped at ${heapMb} MB`);
+  try {
+    await measure(server);
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await table.cleanUp();
+}
+
+async function measure(server: Standalone): Promise<void> {
+  await checkFleetRealm(server.origin, fleetRealmName(0));
+  const idle = await residentBytes(server.pid);
+  console.log(`\nresident memory of a fresh server, one realm used: ${mib(idle)}`);
+
+  const cpuBefore = await server.cpuMicros();
+  const firsts = await touchEveryRealm(server.origin);
+  const touchCpuMs = ((await server.cpuMicros()) - cpuBefore) / 1000 / (REALMS - 1);
+  const touched = await residentBytes(server.pid);
+  console.log(
+    `after every realm was touched once: ${mib(touched)} ` +
+      `(${((touched - idle) / 1024 / (REALMS - 1)).toFixed(1)} KiB per realm touched)`,
+  );
+  for (const [label, times] of Object.entries(firsts)) {
+    console.log(`  ${label.padEnd(28)} ${latencies(times)}`);
+  }
+  console.log(
+    `  server CPU per realm touched (its first discovery and first token): ${touchCpuMs.toFixed(2)} ms`,
+  );
+
+  console.log(`\nclient_credentials on one realm and spread over ${SPREAD}, ${ROUNDS} rounds:`);
+  const one: LoadResult[] = [];
+  const spread: LoadResult[] = [];
+  const cpu = { one: [] as number[], spread: [] as number[] };
+  const paths = Array.from({ length: SPREAD }, (_, index) => tokenPath(fleetRealmName(index)));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [kind, bodies] of [
+      ['one', { kind: 'fixed', body: TOKEN_REQUEST_BODY }],
+      ['spread', { kind: 'spread', body: TOKEN_REQUEST_BODY, paths }],
+    ] as const) {
+      const measured = await load(server, bodies);
+      (kind === 'one' ? one : spread).push(measured.result);
+      cpu[kind].push(measured.cpuMicrosPerRequest);
+      console.log(
+        `  ${kind === 'one' ? 'one realm' : `${SPREAD} realms`}`.padEnd(14) +
+          `${Math.round(measured.result.requestsPerSecond)} req/s, ` +
+          `${Math.round(measured.cpuMicrosPerRequest)} µs server CPU/req, p99 ${measured.result.p99Ms} ms`,
+      );
+    }
+  }
+  const ratio = median(
+    spread.map((r, i) => r.requestsPerSecond / (one[i]?.requestsPerSecond ?? 1)),
+  );
+  console.log(
+    `spread / one realm, throughput: ${ratio.toFixed(2)} (median of ${ROUNDS}; target >= 0.8 ` +
+      `${ratio >= 0.8 ? 'PASS' : 'MISS'}); server CPU per request ${Math.round(median(cpu.spread))} ` +
+      `µs against ${Math.round(median(cpu.one))} µs`,
+  );
+  const afterLoad = await residentBytes(server.pid);
+  console.log(`resident memory after the load: ${mib(afterLoad)}`);
+
+  await listRealms(server);
+}
+
+/**
+ * Every realm but the one already checked, `IN_FLIGHT` at a time, each once: half first asked for
+ * their discovery document, half first for a token, then the other. The time of each first
+ * request, from sending to the last byte of its answer.
+ */
+async function touchEveryRealm(origin: string) {
+  const firsts = { 'first discovery': [] as number[], 'first client_credentials': [] as number[] };
+  let next = 1;
+  const discovery = (realm: string) => timed(`${origin}${discoveryPath(realm)}`);
+  const token = (realm: string) =>
+    timed(`${origin}${tokenPath(realm)}`, {
+      method: 'POST',
+      headers: TOKEN_REQUEST_HEADERS,
+      body: TOKEN_REQUEST_BODY,
+    });
+  const toucher = async () => {
+    for (let index = next++; index < REALMS; index = next++) {
+      const realm = fleetRealmName(index);
+      if (index % 2 === 0) {
+        firsts['first discovery'].push(await discovery(realm));
+        await token(realm);
+      } else {
+        firsts['first client_credentials'].push(await token(realm));
+        await discovery(realm);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, toucher));
+  return firsts;
+}
+
+/** Milliseconds a request took to be answered 200 in full; throws on any other answer. */
+async function timed(url: string, init?: RequestInit): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, init);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text}`);
+  return performance.now() - started;
+}
+
+/** `IN_FLIGHT` connections for a warm-up then a measured run, with the server's CPU over it. */
+async function load(server: Standalone, bodies: RequestBodies) {
+  const url = `${server.origin}${tokenPath(fleetRealmName(0))}`;
+  const settings = { connections: IN_FLIGHT };
+  await applyLoad(url, { ...settings, duration: WARMUP }, bodies);
+  const before = await server.cpuMicros();
+  const result = await applyLoad(url, { ...settings, duration: DURATION }, bodies);
+  const cpuMicros = (await server.cpuMicros()) - before;
+  if (result.failures > 0) throw new Error(`${result.failures} requests failed under load`);
+  return { result, cpuMicrosPerRequest: cpuMicros / Math.max(1, result.ok) };
+}
+
+/** `GET /admin/realms` whole, then page after page. */
+async function listRealms(server: Standalone): Promise<void> {
+  let started = performance.now();
+  const whole = (await (await server.admin('/realms')).json()) as { realms: string[] };
+  console.log(
+    `\nGET /admin/realms: ${whole.realms.length} realms in ${Math.round(performance.now() - started)} ms`,
+  );
+  started = performance.now();
+  let pages = 0;
+  let listed = 0;
+  let cursor: string | undefined;
+  const slowest = { ms: 0 };
+  do {
+    const pageStarted = performance.now();
+    const query = new URLSearchParams({ limit: String(PAGE), ...(cursor ? { cursor } : {}) });
+    const response = await server.admin(`/realms?${query}`);
+    const page = (await response.json()) as { realms: string[]; next_cursor?: string };
+    if (response.status !== 200) throw new Error(`a page of realms answered ${response.status}`);
+    slowest.ms = Math.max(slowest.ms, performance.now() - pageStarted);
+    pages++;
+    listed += page.realms.length;
+    cursor = page.next_cursor;
+  } while (cursor);
+  console.log(
+    `in pages of ${PAGE}: ${listed} realms in ${pages} pages, ${Math.round(performance.now() - started)} ms ` +
+      `(slowest page ${Math.round(slowest.ms)} ms)`,
+  );
+}
+
+function latencies(times: readonly number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (share: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+  const p99 = at(0.99);
+  return (
+    `p50 ${at(0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${at(1).toFixed(1)} ms ` +
+    `(${times.length} realms; target p99 <= 50 ms ${p99 <= 50 ? 'PASS' : 'MISS'})`
+  );
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / (1024 * 1024))} MiB`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

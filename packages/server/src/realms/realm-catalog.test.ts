@@ -1,0 +1,113 @@
+import { MemoryStore } from '@gatehouse-oidc/core';
+import { describe, expect, it, vi } from 'vitest';
+import { serverRealmSchema } from '../config/server-config.js';
+import { ApiRealms } from './api-realms.js';
+import { RealmCatalog } from './realm-catalog.js';
+import { SecretBox } from './secret-box.js';
+
+const COOKIE_SECRET = 'catalog-cookie-secret-0123456789';
+
+const realm = (name: string) => ({
+  name,
+  scopes: ['api:read'],
+  clients: [
+    {
+      client_id: 'service',
+      client_secret: `${name}-secret-0123456789abcdef`,
+      grant_types: ['client_credentials'],
+      scope: 'api:read',
+    },
+  ],
+});
+
+/** A catalog over a memory store holding the API realms `apiNames`, beside file realms. */
+async function catalogOf(
+  apiNames: readonly string[],
+  {
+    fileNames = [],
+    maxRealms,
+    now = () => 0,
+  }: { fileNames?: readonly string[]; maxRealms?: number; now?: () => number } = {},
+) {
+  const store = new MemoryStore();
+  const apiRealms = new ApiRealms(store, new SecretBox(COOKIE_SECRET));
+  for (const name of apiNames) await apiRealms.write(name, undefined, realm(name));
+  const catalog = new RealmCatalog({
+    fileRealms: fileNames.map((name) => serverRealmSchema.parse(realm(name))),
+    apiRealms,
+    now,
+    warn: () => {},
+    ...(maxRealms === undefined ? {} : { maxRealms }),
+  });
+  return { catalog, apiRealms, store };
+}
+
+describe('RealmCatalog', () => {
+  it('keeps at most maxRealms realms of the API, reading a forgotten one back from the store', async () => {
+    const { catalog, apiRealms } = await catalogOf(['a', 'b', 'c'], { maxRealms: 2 });
+    const first = await catalog.find('a');
+    await catalog.find('b');
+    await catalog.find('c');
+    expect(catalog.known('a')).toBeUndefined();
+    expect(catalog.known('c')?.name).toBe('c');
+
+    const reads = vi.spyOn(apiRealms, 'read');
+    const again = await catalog.find('a');
+    expect(reads.mock.calls).toEqual([['a']]);
+    expect(again?.config).toEqual(first?.config);
+    await catalog.find('a');
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks the store once per cacheMs whether any realm changed, and reads a realm again only after a change', async () => {
+    let now = 0;
+    const { catalog, apiRealms, store } = await catalogOf(['a', 'b', 'c'], { now: () => now });
+    for (const name of ['a', 'b', 'c']) await catalog.find(name);
+    const reads = vi.spyOn(apiRealms, 'read');
+    const generations = vi.spyOn(apiRealms, 'generation');
+    now += 10_000;
+    for (const name of ['a', 'b', 'c', 'a', 'b', 'c']) await catalog.find(name);
+    expect(reads).not.toHaveBeenCalled();
+    expect(generations).toHaveBeenCalledTimes(1);
+
+    // Another instance sharing the store changes b.
+    const other = new ApiRealms(store, new SecretBox(COOKIE_SECRET));
+    const revision = (await other.read('b'))?.revision;
+    await other.write('b', revision, { ...realm('b'), scopes: ['api:read', 'api:write'] });
+    expect((await catalog.find('b'))?.config.scopes).toEqual(['api:read']);
+    now += 2_000;
+    expect((await catalog.find('b'))?.config.scopes).toEqual(['api:read', 'api:write']);
+    expect(reads.mock.calls).toEqual([['b']]);
+  });
+
+  it('reads a kept realm again after a minute, though no change was announced', async () => {
+    let now = 0;
+    const { catalog, apiRealms } = await catalogOf(['a'], { now: () => now });
+    await catalog.find('a');
+    const reads = vi.spyOn(apiRealms, 'read');
+    now += 59_000;
+    await catalog.find('a');
+    expect(reads).not.toHaveBeenCalled();
+    now += 2_000;
+    await catalog.find('a');
+    expect(reads.mock.calls).toEqual([['a']]);
+  });
+
+  it('pages the realm names in the order of the full list: the file’s, then the API’s sorted', async () => {
+    const { catalog } = await catalogOf(['delta', 'bravo', 'echo', 'charlie'], {
+      fileNames: ['zulu', 'alpha'],
+    });
+    expect(await catalog.names()).toEqual(['zulu', 'alpha', 'bravo', 'charlie', 'delta', 'echo']);
+    expect(await catalog.page(3)).toEqual({ names: ['zulu', 'alpha', 'bravo'], more: true });
+    expect(await catalog.page(2, 'zulu')).toEqual({ names: ['alpha', 'bravo'], more: true });
+    expect(await catalog.page(2, 'bravo')).toEqual({ names: ['charlie', 'delta'], more: true });
+    expect(await catalog.page(2, 'delta')).toEqual({ names: ['echo'], more: false });
+  });
+
+  it('continues after a realm of the API deleted since the previous page', async () => {
+    const { catalog, apiRealms } = await catalogOf(['bravo', 'charlie', 'delta']);
+    await apiRealms.delete('charlie');
+    expect(await catalog.page(10, 'charlie')).toEqual({ names: ['delta'], more: false });
+    expect(await catalog.page(10, 'echo')).toEqual({ names: [], more: false });
+  });
+});
