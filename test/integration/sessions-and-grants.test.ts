@@ -1,4 +1,4 @@
-import type { RecordOptions } from '@gatehouse-oidc/core';
+import type { RecordOptions, ReplaceOptions } from '@gatehouse-oidc/core';
 import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
@@ -321,10 +321,12 @@ describe('grants of a session', () => {
   /**
    * Makes the races of concurrent requests on one session land at the worst moment, as often as
    * asked: `revocations` times a replay of another code of the session revokes the grant a code
-   * is about to be written under.
+   * is about to be written under; `sessionWrites` times another authorization writes the session
+   * between this one's read of it and its write.
    */
   class RacedStore extends RecordingStore {
     revocations = 0;
+    sessionWrites = 0;
 
     override async add<T>(namespace: string, id: string, value: T, options?: RecordOptions) {
       if (namespace === 'authorization_code' && options?.grantId && this.revocations > 0) {
@@ -332,6 +334,22 @@ describe('grants of a session', () => {
         await this.revokeGrant(options.grantId);
       }
       return super.add(namespace, id, value, options);
+    }
+
+    override async replace<T>(
+      namespace: string,
+      id: string,
+      revision: number,
+      value: T,
+      options?: ReplaceOptions,
+    ) {
+      const read =
+        namespace === 'session' && this.sessionWrites > 0 && (await this.read(namespace, id));
+      if (read) {
+        this.sessionWrites--;
+        await super.replace(namespace, id, read.revision, read.value);
+      }
+      return super.replace(namespace, id, revision, value, options);
     }
   }
 
@@ -363,6 +381,13 @@ describe('grants of a session', () => {
   it('answers 503 temporarily_unavailable, not 500, when replays revoke every grant it tries', async () => {
     const { store, b } = await racedHarness();
     store.revocations = Number.POSITIVE_INFINITY;
+    expectOAuthError(await b.authorize({ prompt: 'none' }), 503, 'temporarily_unavailable');
+  });
+
+  it('answers 503 temporarily_unavailable, not 500, when other requests keep writing the session', async () => {
+    const { store, b } = await racedHarness();
+    store.revocations = 1;
+    store.sessionWrites = Number.POSITIVE_INFINITY;
     expectOAuthError(await b.authorize({ prompt: 'none' }), 503, 'temporarily_unavailable');
   });
 });
