@@ -1,8 +1,10 @@
+import type { RecordOptions, ReplaceOptions } from '@gatehouse-oidc/core';
+import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
 import { WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { browser, CODE_VERIFIER, clientParams, isInteraction } from './browser.js';
-import { createHarness, expectOAuthError, type Harness, TOKEN } from './harness.js';
+import { createHarness, expectOAuthError, type Harness, RecordingStore, TOKEN } from './harness.js';
 import {
   expectTokens,
   isActive,
@@ -314,5 +316,78 @@ describe('grants of a session', () => {
     const next = await tokensFor(b);
     expect(await isActive(h, next.accessToken)).toBe(true);
     expect(await refreshWorks('web-app', next.refreshToken)).toBe(true);
+  });
+
+  /**
+   * Makes the races of concurrent requests on one session land at the worst moment, as often as
+   * asked: `revocations` times a replay of another code of the session revokes the grant a code
+   * is about to be written under; `sessionWrites` times another authorization writes the session
+   * between this one's read of it and its write.
+   */
+  class RacedStore extends RecordingStore {
+    revocations = 0;
+    sessionWrites = 0;
+
+    override async add<T>(namespace: string, id: string, value: T, options?: RecordOptions) {
+      if (namespace === 'authorization_code' && options?.grantId && this.revocations > 0) {
+        this.revocations--;
+        await this.revokeGrant(options.grantId);
+      }
+      return super.add(namespace, id, value, options);
+    }
+
+    override async replace<T>(
+      namespace: string,
+      id: string,
+      revision: number,
+      value: T,
+      options?: ReplaceOptions,
+    ) {
+      const read =
+        namespace === 'session' && this.sessionWrites > 0 && (await this.read(namespace, id));
+      if (read) {
+        this.sessionWrites--;
+        await super.replace(namespace, id, read.revision, read.value);
+      }
+      return super.replace(namespace, id, revision, value, options);
+    }
+  }
+
+  async function racedHarness() {
+    const clock = fakeClock();
+    const store = new RacedStore({ now: clock.now });
+    const harness = await createHarness({ clock, store: () => store });
+    const b = browser(harness);
+    await signedInTokens(harness, b);
+    return { harness, store, b };
+  }
+
+  it('issues under a fresh grant however many times replays revoke it during the authorization', async () => {
+    const { harness, store, b } = await racedHarness();
+    store.revocations = 3;
+    const { code } = clientParams(await b.authorize({ prompt: 'none' })).params;
+    expect(store.revocations).toBe(0);
+    const tokens = expectTokens(
+      await postAsApp(harness, 'web-app', TOKEN, {
+        grant_type: 'authorization_code',
+        code: code ?? '',
+        redirect_uri: WEB_REDIRECT_URI,
+        code_verifier: CODE_VERIFIER,
+      }),
+    );
+    expect(await isActive(harness, tokens.access_token as string)).toBe(true);
+  });
+
+  it('answers 503 temporarily_unavailable, not 500, when replays revoke every grant it tries', async () => {
+    const { store, b } = await racedHarness();
+    store.revocations = Number.POSITIVE_INFINITY;
+    expectOAuthError(await b.authorize({ prompt: 'none' }), 503, 'temporarily_unavailable');
+  });
+
+  it('answers 503 temporarily_unavailable, not 500, when other requests keep writing the session', async () => {
+    const { store, b } = await racedHarness();
+    store.revocations = 1;
+    store.sessionWrites = Number.POSITIVE_INFINITY;
+    expectOAuthError(await b.authorize({ prompt: 'none' }), 503, 'temporarily_unavailable');
   });
 });

@@ -12,6 +12,7 @@ import {
 import type { TokenFamily } from '../lifecycle/token-family.js';
 import type { LoadedSession, SessionRecord } from '../sessions/session.js';
 import { sessionState } from '../sessions/session-state.js';
+import { CHANGED, untilSettled } from '../store/transition.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueAuthorizationCode } from '../tokens/authorization-code.js';
 import { issueIdToken } from '../tokens/id-token.js';
@@ -30,8 +31,9 @@ export interface Consented {
 /**
  * The success parameters of docs/interface.md §2.3 for an authorized request: a code, an access
  * token and/or an ID token as the response type asks, and `session_state` for OpenID requests.
- * They are issued under the client's grant in the session (see sessions/session-grant.ts); when
- * that grant turns out revoked (a replayed code revoked it), under a new one.
+ * They are issued under the client's grant in the session (see lifecycle/session-family.ts); when
+ * that grant turns out revoked (a replayed code revoked it), under a new one, again each time
+ * concurrent replays revoke the new one, until a grant holds (503 if none does).
  */
 export async function issueAuthorizationResponse(
   context: RealmContext,
@@ -42,7 +44,7 @@ export async function issueAuthorizationResponse(
 ): Promise<Record<string, string>> {
   let current = session;
   let replacing: string | undefined;
-  for (let attempt = 0; ; attempt++) {
+  return untilSettled(async () => {
     const granted = await grantOf(context, current, consent, replacing);
     try {
       return await issueUnderGrant(
@@ -53,11 +55,12 @@ export async function issueAuthorizationResponse(
         granted.grantId,
       );
     } catch (error) {
-      if (!(error instanceof ClosedGrantError) || attempt > 0) throw error;
+      if (!(error instanceof ClosedGrantError)) throw error;
       replacing = granted.grantId;
       current = granted.session;
+      return CHANGED;
     }
-  }
+  }, "the client's grant in the session");
 }
 
 /** `sessionFamily`, whose races with a logout or a revocation end the authorization. */

@@ -3,12 +3,12 @@ import { nowSeconds, type RealmContext } from '../context.js';
 import { randomId } from '../crypto/random.js';
 import {
   type LoadedSession,
-  MAX_UPDATE_ATTEMPTS,
   rereadSession,
   SESSION_NAMESPACE,
   type SessionFamily,
   type SessionRecord,
 } from '../sessions/session.js';
+import { CHANGED, untilSettled } from '../store/transition.js';
 
 /** The session ended while an authorization was using it. */
 export class SessionEndedError extends Error {
@@ -40,7 +40,7 @@ export async function sessionFamily(
   replacing?: string,
 ): Promise<{ grantId: string; session: LoadedSession }> {
   let current: LoadedSession | undefined = session;
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+  return untilSettled(async () => {
     if (!current) throw new SessionEndedError();
     const others = current.record.grants.filter((each) => each.clientId !== consent.clientId);
     const existing = current.record.grants.find((each) => each.clientId === consent.clientId);
@@ -66,8 +66,8 @@ export async function sessionFamily(
         return { grantId: added.grantId, session: { ...current, record, revision: undefined } };
     }
     current = await rereadSession(context, current);
-  }
-  throw new Error('the session kept changing while a grant was added to it');
+    return CHANGED;
+  }, 'the session');
 }
 
 /**

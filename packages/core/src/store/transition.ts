@@ -10,9 +10,10 @@ export const CHANGED = Symbol('the record changed meanwhile');
 const MAX_ATTEMPTS = 8;
 
 /**
- * Runs a state transition of a stored record (a CIBA or device request: read, decide, `replace`
- * with the revision read) until it holds: `step` returns its outcome, or `CHANGED` to be run
- * again on a fresh read. `what` names the record in the 503 of a store that keeps changing it.
+ * Runs a state transition of stored records (a CIBA or device request, a session: read, decide,
+ * `replace` with the revision read; a code issued under a grant a replay may revoke meanwhile)
+ * until it holds: `step` returns its outcome, or `CHANGED` to be run again on a fresh read.
+ * `what` names the record in the 503 of a store that keeps changing it.
  */
 export async function untilSettled<T>(
   step: () => Promise<T | typeof CHANGED>,
