@@ -51,6 +51,8 @@ describe('verifyJwt', () => {
       await token({ typ: 'at+jwt' }, good),
       await token({ typ: 'application/JWT' }, good),
       await token({ typ: undefined }, good),
+      // Each token's claims are checked under its own typ, whatever the token before had.
+      signed,
       await token({}, good, (await generateKeyPair('ES256')).privateKey),
       await token({ alg: 'RS256' }, good, rsa.privateKey),
       `${base64url.encode('{"alg":"none","typ":"JWT"}')}.${payload}.`,
