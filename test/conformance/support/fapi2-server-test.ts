@@ -326,6 +326,21 @@ export class Fapi2ServerTest {
     this.run.check('FAILURE', authz.EnsureMinimumAuthorizationCodeEntropy, this.state);
   }
 
+  /**
+   * The checks every module makes of an error the authorization endpoint sent back to the client:
+   * the state it returned, that it is an error, and that it carries no unexpected parameter.
+   */
+  protected checkAuthorizationErrorResponse(): void {
+    const { state, run } = this;
+    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
+    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
+    run.check(
+      'WARNING',
+      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
+      state,
+    );
+  }
+
   protected async handleSuccessfulAuthorizationEndpointResponse(): Promise<void> {
     await this.performPostAuthorizationFlow();
   }
