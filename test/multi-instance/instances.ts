@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Injector } from '../server/pages-support.js';
-import { CliProcess, type configDir, runCli } from '../server/support.js';
+import { CliProcess, type configDir, runCli, validConfig, withChanges } from '../server/support.js';
+import type { StoreUnderTest } from '../support/store-backends.js';
 
 /**
  * Writes `config` as `name` in `dir` and runs `gatehouse migrate` on it, as a deploy would before
@@ -47,6 +48,24 @@ export async function startInstances(
       fetch: (path, init) => fetch(`${origin}${pathOf(path, baseUrl)}`, init),
     };
   });
+}
+
+/**
+ * validConfig() at `baseUrl` on `backend` with `changes` (withChanges paths), written as
+ * `{backend.name}.json` in `dir` and migrated; instances A and B serve it.
+ */
+export async function startPairOn(
+  dir: ReturnType<typeof configDir>,
+  backend: StoreUnderTest,
+  baseUrl: string,
+  changes: Record<string, unknown>,
+): Promise<[Instance, Instance]> {
+  const { file } = await migratedConfigFile(
+    dir,
+    `${backend.name}.json`,
+    withChanges(validConfig(), { base_url: baseUrl, ...backend.settings(), ...changes }),
+  );
+  return (await startInstances(file, baseUrl, ['A', 'B'])) as [Instance, Instance];
 }
 
 /** Stops an instance as an orchestrator does; resolves with its exit status. */
