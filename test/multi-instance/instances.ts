@@ -1,3 +1,4 @@
+import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Injector } from '../server/pages-support.js';
@@ -66,6 +67,29 @@ export async function startPairOn(
     withChanges(validConfig(), { base_url: baseUrl, ...backend.settings(), ...changes }),
   );
   return (await startInstances(file, baseUrl, ['A', 'B'])) as [Instance, Instance];
+}
+
+/**
+ * Two standalone servers built in this process on `store`, its schema migrated: validConfig()'s
+ * demo realm at `baseUrl`, with `realmFields` and the client `client` beside its own.
+ */
+export async function inProcessPairOn(
+  store: StoreUnderTest,
+  baseUrl: string,
+  realmFields: Record<string, unknown>,
+  client: Record<string, unknown>,
+): Promise<[Server, Server]> {
+  const base = validConfig();
+  const realm = (base.realms as Record<string, unknown>[])[0] ?? {};
+  const config = parseServerConfig({
+    ...base,
+    base_url: baseUrl,
+    realms: [{ ...realm, ...realmFields, clients: [...(realm.clients as object[]), client] }],
+    ...store.settings(),
+  });
+  await store.migrate();
+  const options = { schemaReady: true, eventLog: () => {} };
+  return [buildServer(config, options), buildServer(config, options)];
 }
 
 /** Stops an instance as an orchestrator does; resolves with its exit status. */
