@@ -57,14 +57,18 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
   });
   afterAll(() => gatehouse?.app.close());
 
-  it('pushes, signs in, redeems and refreshes with DPoP, as the profile asks', async () => {
-    const config = await oidc.discovery(
+  /** openid-client's configuration of bank-app, authenticating with its private key. */
+  const discoverAsBankApp = () =>
+    oidc.discovery(
       new URL(`${baseUrl}/oauth/${REALM}`),
       'bank-app',
       undefined,
       oidc.PrivateKeyJwt(clientKey.privateKey),
       { execute: [oidc.allowInsecureRequests] },
     );
+
+  it('pushes, signs in, redeems and refreshes with DPoP, as the profile asks', async () => {
+    const config = await discoverAsBankApp();
     expect(config.serverMetadata()).toMatchObject({
       require_pushed_authorization_requests: true,
       token_endpoint_auth_methods_supported: ['private_key_jwt'],
@@ -115,13 +119,7 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
   });
 
   it('is refused a token without DPoP, and a request that skips PAR', async () => {
-    const config = await oidc.discovery(
-      new URL(`${baseUrl}/oauth/${REALM}`),
-      'bank-app',
-      undefined,
-      oidc.PrivateKeyJwt(clientKey.privateKey),
-      { execute: [oidc.allowInsecureRequests] },
-    );
+    const config = await discoverAsBankApp();
     await expect(oidc.refreshTokenGrant(config, 'no-such-refresh-token')).rejects.toMatchObject({
       error: 'invalid_dpop_proof',
     });
