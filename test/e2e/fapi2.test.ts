@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InjectBrowser } from '../server/pages-support.js';
 import { signInThroughPages } from '../server/sign-in-support.js';
 import { freePort } from '../support/ports.js';
+import { codeRequest } from './code-request.js';
 
 /**
  * openid-client v6 — a relying party nobody here wrote — as a FAPI 2.0 client of a realm with
@@ -74,19 +75,11 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
       token_endpoint_auth_methods_supported: ['private_key_jwt'],
     });
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = await oidc.buildAuthorizationUrlWithPAR(
-      config,
-      {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid accounts',
-        state,
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      },
-      { DPoP: dpop },
-    );
+    const request = await codeRequest(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid accounts',
+    });
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, request.parameters, { DPoP: dpop });
     expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
     const callback = await signInThroughPages(new InjectBrowser(gatehouse.app, baseUrl), url.href, {
       username: 'alice',
@@ -94,13 +87,7 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
     });
     expect(callback.searchParams.get('iss')).toBe(config.serverMetadata().issuer);
 
-    const tokens = await oidc.authorizationCodeGrant(
-      config,
-      callback,
-      { pkceCodeVerifier: verifier, expectedState: state },
-      undefined,
-      { DPoP: dpop },
-    );
+    const tokens = await request.redeem(callback, { DPoP: dpop });
     expect(tokens.token_type).toBe('dpop');
     const jkt = await dpop.calculateThumbprint();
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });
