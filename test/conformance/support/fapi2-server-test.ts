@@ -328,11 +328,16 @@ export class Fapi2ServerTest {
 
   /**
    * The checks every module makes of an error the authorization endpoint sent back to the client:
-   * the state it returned, that it is an error, and that it carries no unexpected parameter.
+   * the state it returned, then checkErrorWithoutUnexpectedParameters.
    */
   protected checkAuthorizationErrorResponse(): void {
+    this.run.check('FAILURE', authz.CheckStateInAuthorizationResponse, this.state);
+    this.checkErrorWithoutUnexpectedParameters();
+  }
+
+  /** That the authorization endpoint sent back an error, and no parameter an error has not. */
+  protected checkErrorWithoutUnexpectedParameters(): void {
     const { state, run } = this;
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
     run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
     run.check(
       'WARNING',

@@ -63,12 +63,7 @@ export class Fapi2UnsignedRequestWithoutParFails extends Fapi2PlaceholderOrCallb
 
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
     const { run, state } = this;
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkErrorWithoutUnexpectedParameters();
     run.check('FAILURE', EnsureInvalidRequestError, state);
     run.finish();
   }

@@ -111,12 +111,7 @@ class WithoutState extends Fapi2PlaceholderOrCallback {
     }
     if (state.response.state !== undefined)
       run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkErrorWithoutUnexpectedParameters();
     run.check(
       'FAILURE',
       authz.errorIsOneOf(
