@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as authz from '../conditions/authorization-response.js';
+import * as disc from '../conditions/discovery.js';
 import * as fapi from '../conditions/fapi2.js';
 import * as idt from '../conditions/id-token.js';
 import * as jwks from '../conditions/jwks.js';
@@ -44,15 +45,6 @@ export interface Fapi2Context {
 
 /** Where a JWT a module may change goes. */
 export type Endpoint = 'par' | 'token' | 'resource';
-
-const CheckServerConfiguration = condition(
-  'CheckServerConfiguration',
-  (server: Record<string, unknown>) => {
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'issuer']) {
-      if (typeof server[key] !== 'string' || !URL.canParse(server[key])) fail(`no valid ${key}`);
-    }
-  },
-);
 
 /** FAPI2FinalEnsureMinimumServerKeyLength (FAPI 2.0 SP §5.4.1-2, -3). */
 const FAPI2FinalEnsureMinimumServerKeyLength = condition(
@@ -103,7 +95,7 @@ export class Fapi2ServerTest {
 
   async configure(): Promise<void> {
     const { server } = await discover(this.op, this.run);
-    this.run.require(CheckServerConfiguration, server);
+    this.run.require(disc.CheckServerConfiguration, server);
     const serverJwks = await fetchServerKeys(this.op, this.run, server.jwks_uri);
     this.run.check('WARNING', jwks.CheckServerKeysIsValid, serverJwks);
     for (const [level, check] of jwks.VALIDATE_JWKS_SEQUENCE)
