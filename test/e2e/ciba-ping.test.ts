@@ -14,6 +14,7 @@ import { CliProcess, configDir, killAllCli } from '../server/support.js';
 import { clientKeyPair, TEST_ACCOUNTS, testRealm, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { LOOPBACK_TLS } from '../support/tls.js';
+import { codeRequest } from './code-request.js';
 import { type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
 import { expectOAuthError } from './relying-party-errors.js';
 import { signInWithOpenidClient } from './standalone-sign-in.js';
@@ -378,20 +379,10 @@ describe.each(HARNESSES)('CIBA ping with openid-client through $name', (harness)
       oidc.ClientSecretPost(SECRET),
       { [oidc.customFetch]: gatehouse.fetch },
     );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: WEB_REDIRECT_URI,
-      scope: 'openid',
-      state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const request = await codeRequest(config, { redirect_uri: WEB_REDIRECT_URI, scope: 'openid' });
+    const url = oidc.buildAuthorizationUrl(config, request.parameters);
     const callback = await userAgent(gatehouse, signInAs('alice')).navigate(url);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-    });
+    const tokens = await request.redeem(callback);
     idToken = tokens.id_token ?? '';
   });
   afterAll(() => gatehouse?.close());

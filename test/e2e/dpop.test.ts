@@ -8,6 +8,7 @@ import { InjectBrowser } from '../server/pages-support.js';
 import { signInThroughPages } from '../server/sign-in-support.js';
 import { clientKeyPair, SECRETS, TEST_ACCOUNTS, testRealm } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
+import { codeRequest } from './code-request.js';
 import { type RunningGatehouse, startGatehouse } from './gatehouse-server.js';
 import { hostInteractionUrl, signInAs, userAgent } from './user-agent.js';
 
@@ -82,25 +83,14 @@ function dpopScenarios(target: () => Target) {
     expect(config.serverMetadata().dpop_signing_alg_values_supported).toContain('ES256');
     const keyPair = await oidc.randomDPoPKeyPair('ES256');
     const dpop = oidc.getDPoPHandle(config, keyPair);
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const request = await codeRequest(config, {
       redirect_uri: REDIRECT_URI,
       scope: 'openid profile',
-      state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       dpop_jkt: await dpop.calculateThumbprint(),
     });
-    const callback = await target().signIn(url);
+    const callback = await target().signIn(oidc.buildAuthorizationUrl(config, request.parameters));
 
-    const tokens = await oidc.authorizationCodeGrant(
-      config,
-      callback,
-      { pkceCodeVerifier: verifier, expectedState: state },
-      undefined,
-      { DPoP: dpop },
-    );
+    const tokens = await request.redeem(callback, { DPoP: dpop });
     expect(tokens.token_type).toBe('dpop');
     const jkt = await dpop.calculateThumbprint();
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });

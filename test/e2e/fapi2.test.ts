@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InjectBrowser } from '../server/pages-support.js';
 import { signInThroughPages } from '../server/sign-in-support.js';
 import { freePort } from '../support/ports.js';
+import { codeRequest } from './code-request.js';
 
 /**
  * openid-client v6 — a relying party nobody here wrote — as a FAPI 2.0 client of a realm with
@@ -57,32 +58,28 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
   });
   afterAll(() => gatehouse?.app.close());
 
-  it('pushes, signs in, redeems and refreshes with DPoP, as the profile asks', async () => {
-    const config = await oidc.discovery(
+  /** openid-client's configuration of bank-app, authenticating with its private key. */
+  const discoverAsBankApp = () =>
+    oidc.discovery(
       new URL(`${baseUrl}/oauth/${REALM}`),
       'bank-app',
       undefined,
       oidc.PrivateKeyJwt(clientKey.privateKey),
       { execute: [oidc.allowInsecureRequests] },
     );
+
+  it('pushes, signs in, redeems and refreshes with DPoP, as the profile asks', async () => {
+    const config = await discoverAsBankApp();
     expect(config.serverMetadata()).toMatchObject({
       require_pushed_authorization_requests: true,
       token_endpoint_auth_methods_supported: ['private_key_jwt'],
     });
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = await oidc.buildAuthorizationUrlWithPAR(
-      config,
-      {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid accounts',
-        state,
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      },
-      { DPoP: dpop },
-    );
+    const request = await codeRequest(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid accounts',
+    });
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, request.parameters, { DPoP: dpop });
     expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
     const callback = await signInThroughPages(new InjectBrowser(gatehouse.app, baseUrl), url.href, {
       username: 'alice',
@@ -90,13 +87,7 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
     });
     expect(callback.searchParams.get('iss')).toBe(config.serverMetadata().issuer);
 
-    const tokens = await oidc.authorizationCodeGrant(
-      config,
-      callback,
-      { pkceCodeVerifier: verifier, expectedState: state },
-      undefined,
-      { DPoP: dpop },
-    );
+    const tokens = await request.redeem(callback, { DPoP: dpop });
     expect(tokens.token_type).toBe('dpop');
     const jkt = await dpop.calculateThumbprint();
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });
@@ -115,13 +106,7 @@ describe('openid-client as a FAPI 2.0 client of a fapi2 realm', () => {
   });
 
   it('is refused a token without DPoP, and a request that skips PAR', async () => {
-    const config = await oidc.discovery(
-      new URL(`${baseUrl}/oauth/${REALM}`),
-      'bank-app',
-      undefined,
-      oidc.PrivateKeyJwt(clientKey.privateKey),
-      { execute: [oidc.allowInsecureRequests] },
-    );
+    const config = await discoverAsBankApp();
     await expect(oidc.refreshTokenGrant(config, 'no-such-refresh-token')).rejects.toMatchObject({
       error: 'invalid_dpop_proof',
     });

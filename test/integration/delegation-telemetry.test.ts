@@ -1,22 +1,11 @@
 import type { ClientInput, GatehouseEvent } from '@gatehouse-oidc/core';
-import { openTelemetry } from '@gatehouse-oidc/core/opentelemetry';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_RESOURCE, OTHER_RESOURCE, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { JWT_BEARER, TestIdp } from '../support/id-jag-idp.js';
 import { browser, clientParams } from './browser.js';
 import { createHarness, endpointPath, type Harness, TOKEN } from './harness.js';
+import { InMemoryTelemetry } from './in-memory-telemetry.js';
 import { exchange, expectTokens, userGrants } from './user-grants.js';
 
 /**
@@ -45,11 +34,8 @@ const DELEGATE = {
   backchannel_client_notification_endpoint: 'https://delegate.example.com/ciba',
 } as const satisfies ClientInput;
 
-const spans = new InMemorySpanExporter();
-const tracerProvider = new BasicTracerProvider({
-  spanProcessors: [new SimpleSpanProcessor(spans)],
-});
-let reader: PeriodicExportingMetricReader;
+const telemetry = new InMemoryTelemetry('delegation-test');
+const { spans } = telemetry;
 let idp: TestIdp;
 let h: Harness;
 let events: GatehouseEvent[];
@@ -64,15 +50,10 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  spans.reset();
   events = [];
   reported = [];
   pingStatus = 204;
   secrets = [SECRET, NOTIFICATION_TOKEN];
-  reader = new PeriodicExportingMetricReader({
-    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
-    exportIntervalMillis: 3_600_000,
-  });
   h = await createHarness({
     realm: {
       ciba: {},
@@ -89,10 +70,7 @@ beforeEach(async () => {
       events.push(event);
     },
     onError: (error) => reported.push(error),
-    instrumentation: openTelemetry({
-      tracer: tracerProvider.getTracer('delegation-test'),
-      meter: new MeterProvider({ readers: [reader] }).getMeter('delegation-test'),
-    }),
+    instrumentation: telemetry.fresh(),
   });
 });
 
@@ -116,18 +94,10 @@ const tokenSpans = () =>
     .filter((span) => span.name === 'gatehouse token')
     .map((span) => span.attributes);
 
-async function counted(name: string) {
-  const { resourceMetrics } = await reader.collect();
-  const metric = resourceMetrics.scopeMetrics
-    .flatMap((scope) => scope.metrics)
-    .find((each) => each.descriptor.name === name);
-  return (metric?.dataPoints ?? []).map(({ attributes, value }) => ({ attributes, value }));
-}
-
 /** Everything the host was told, as text: events, errors, spans (attributes, status), metrics. */
 async function everythingTold(): Promise<string> {
   const told = (span: ReadableSpan) => [span.name, span.attributes, span.status, span.events];
-  const { resourceMetrics } = await reader.collect();
+  const { resourceMetrics } = await telemetry.collect();
   return JSON.stringify([
     events,
     reported.map(String),
@@ -173,7 +143,7 @@ describe('token exchange', () => {
       expect.objectContaining({ 'gatehouse.realm': 'test', 'http.response.status_code': 200 }),
       expect.objectContaining({ 'gatehouse.oauth.error': refused.json().error }),
     ]);
-    expect(await counted('gatehouse.tokens.issued')).toContainEqual({
+    expect(await telemetry.counted('gatehouse.tokens.issued')).toContainEqual({
       attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': TOKEN_EXCHANGE },
       value: 1,
     });
@@ -213,7 +183,7 @@ describe('JWT bearer', () => {
       expect.objectContaining({ 'gatehouse.realm': 'test', 'http.response.status_code': 200 }),
       expect.objectContaining({ 'gatehouse.oauth.error': 'invalid_grant' }),
     ]);
-    expect(await counted('gatehouse.tokens.issued')).toEqual([
+    expect(await telemetry.counted('gatehouse.tokens.issued')).toEqual([
       {
         attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': JWT_BEARER },
         value: 1,
@@ -274,7 +244,7 @@ describe('CIBA ping', () => {
         },
       },
     ]);
-    expect(await counted('gatehouse.ciba.pings')).toEqual([
+    expect(await telemetry.counted('gatehouse.ciba.pings')).toEqual([
       { attributes: { 'gatehouse.realm': 'test', 'gatehouse.outcome': 'sent' }, value: 1 },
     ]);
     await expectNoSecretTold();
@@ -297,7 +267,7 @@ describe('CIBA ping', () => {
         attributes: expect.objectContaining({ 'gatehouse.outcome': 'failed' }),
       }),
     ]);
-    expect(await counted('gatehouse.ciba.pings')).toEqual([
+    expect(await telemetry.counted('gatehouse.ciba.pings')).toEqual([
       { attributes: { 'gatehouse.realm': 'test', 'gatehouse.outcome': 'failed' }, value: 1 },
     ]);
     await expectNoSecretTold();

@@ -96,6 +96,19 @@ async function tokenRequest(
   return h.post(TOKEN, { ...fields, ...credentials.fields }, { ...credentials.headers, ...proof });
 }
 
+/** web-app's code from the browser redeems with a proof by `key`, after one by another key failed. */
+async function expectCodeBoundToKey(code: string | undefined) {
+  const fields = {
+    grant_type: 'authorization_code',
+    code: code ?? '',
+    redirect_uri: WEB_REDIRECT_URI,
+    code_verifier: BROWSER_VERIFIER,
+  };
+  const other = await dpopKey(h.clock.now);
+  expectOAuthError(await tokenRequest('web-app', fields, other), 400, 'invalid_grant');
+  expect(expectTokens(await tokenRequest('web-app', fields)).token_type).toBe('DPoP');
+}
+
 /** GET userinfo with `token` under `scheme`, with a proof by `by` for it. */
 async function userinfo(token: string, scheme = 'DPoP', by: DpopKey | null = key, extra = {}) {
   const dpop: Record<string, string> = by
@@ -234,17 +247,8 @@ describe('authorization_code and refresh_token', () => {
   });
 
   it('takes dpop_jkt at the authorization endpoint and binds the code to it', async () => {
-    const other = await dpopKey(h.clock.now);
     const response = await browser(h).signIn({ dpop_jkt: key.jkt });
-    const { code } = clientParams(response).params;
-    const fields = {
-      grant_type: 'authorization_code',
-      code: code ?? '',
-      redirect_uri: WEB_REDIRECT_URI,
-      code_verifier: BROWSER_VERIFIER,
-    };
-    expectOAuthError(await tokenRequest('web-app', fields, other), 400, 'invalid_grant');
-    expect(expectTokens(await tokenRequest('web-app', fields)).token_type).toBe('DPoP');
+    await expectCodeBoundToKey(clientParams(response).params.code);
   });
 
   it('refuses a malformed dpop_jkt at the authorization endpoint', async () => {
@@ -270,19 +274,7 @@ describe('a proof with a pushed authorization request (RFC 9449 §10.1)', () => 
       client_id: 'web-app',
       request_uri: pushed.json().request_uri as string,
     });
-    const { code } = clientParams(response).params;
-    const fields = {
-      grant_type: 'authorization_code',
-      code: code ?? '',
-      redirect_uri: WEB_REDIRECT_URI,
-      code_verifier: BROWSER_VERIFIER,
-    };
-    expectOAuthError(
-      await tokenRequest('web-app', fields, await dpopKey(h.clock.now)),
-      400,
-      'invalid_grant',
-    );
-    expect(expectTokens(await tokenRequest('web-app', fields)).token_type).toBe('DPoP');
+    await expectCodeBoundToKey(clientParams(response).params.code);
   });
 
   it('takes a dpop_jkt of the same key, and refuses one of another', async () => {

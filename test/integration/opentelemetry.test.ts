@@ -1,21 +1,11 @@
 import { openTelemetry } from '@gatehouse-oidc/core/opentelemetry';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECRETS, WEB_REDIRECT_URI } from '../support/fixtures.js';
 import { browser, CODE_VERIFIER, clientParams } from './browser.js';
 import { createHarness, endpointPath, type Harness, RecordingStore, TOKEN } from './harness.js';
+import { InMemoryTelemetry } from './in-memory-telemetry.js';
 import { postAsApp } from './user-grants.js';
 
 /**
@@ -23,13 +13,9 @@ import { postAsApp } from './user-grants.js';
  * one span per request with its realm, endpoint and error code, and the two counters.
  */
 
-const spans = new InMemorySpanExporter();
-const tracerProvider = new BasicTracerProvider({
-  spanProcessors: [new SimpleSpanProcessor(spans)],
-});
-const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const telemetry = new InMemoryTelemetry('gatehouse-test');
+const { spans, tracerProvider } = telemetry;
 const contextManager = new AsyncLocalStorageContextManager();
-let reader: PeriodicExportingMetricReader;
 let h: Harness;
 
 /** Spans the store starts, to see which span is active while the provider answers. */
@@ -55,20 +41,10 @@ afterAll(() => {
 });
 
 beforeEach(async () => {
-  spans.reset();
-  metricExporter.reset();
-  reader = new PeriodicExportingMetricReader({
-    exporter: metricExporter,
-    exportIntervalMillis: 3_600_000,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
   h = await createHarness({
     extraClients: [TV_APP],
     store: (now) => new TracedStore({ now }),
-    instrumentation: openTelemetry({
-      tracer: tracerProvider.getTracer('gatehouse-test'),
-      meter: meterProvider.getMeter('gatehouse-test'),
-    }),
+    instrumentation: telemetry.fresh(),
   });
 });
 
@@ -80,15 +56,6 @@ const TV_APP = {
   grant_types: [DEVICE],
   scope: 'openid',
 };
-
-/** The data points of a counter, as attributes and value. */
-async function counted(name: string) {
-  const { resourceMetrics } = await reader.collect();
-  const metric = resourceMetrics.scopeMetrics
-    .flatMap((scope) => scope.metrics)
-    .find((each) => each.descriptor.name === name);
-  return (metric?.dataPoints ?? []).map(({ attributes, value }) => ({ attributes, value }));
-}
 
 const gatehouseSpans = () =>
   spans.getFinishedSpans().filter((span) => span.name.startsWith('gatehouse '));
@@ -162,7 +129,7 @@ describe('spans', () => {
     expect(gatehouseSpans().map((span) => span.attributes['gatehouse.oauth.error'])).toEqual([
       'invalid_grant',
     ]);
-    expect(await counted('gatehouse.errors')).toEqual([
+    expect(await telemetry.counted('gatehouse.errors')).toEqual([
       {
         attributes: {
           'gatehouse.realm': 'test',
@@ -208,7 +175,7 @@ describe('counters', () => {
       redirect_uri: WEB_REDIRECT_URI,
       code_verifier: CODE_VERIFIER,
     });
-    expect(await counted('gatehouse.tokens.issued')).toEqual([
+    expect(await telemetry.counted('gatehouse.tokens.issued')).toEqual([
       {
         attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': 'client_credentials' },
         value: 2,
@@ -240,10 +207,10 @@ describe('counters', () => {
     const exported = JSON.stringify(gatehouseSpans().map((span) => span.attributes));
     expect(exported).not.toContain(device_code);
     expect(exported).not.toContain(user_code);
-    expect(await counted('gatehouse.tokens.issued')).toEqual([
+    expect(await telemetry.counted('gatehouse.tokens.issued')).toEqual([
       { attributes: { 'gatehouse.realm': 'test', 'gatehouse.grant_type': DEVICE }, value: 1 },
     ]);
-    expect(await counted('gatehouse.errors')).toEqual([
+    expect(await telemetry.counted('gatehouse.errors')).toEqual([
       {
         attributes: {
           'gatehouse.realm': 'test',
@@ -260,7 +227,7 @@ describe('counters', () => {
     await h.post(TOKEN, { grant_type: 'client_credentials', ...wrong });
     await h.post(TOKEN, { grant_type: 'client_credentials', ...wrong });
     await h.post(TOKEN, { grant_type: 'password' });
-    expect(await counted('gatehouse.errors')).toEqual([
+    expect(await telemetry.counted('gatehouse.errors')).toEqual([
       {
         attributes: {
           'gatehouse.realm': 'test',

@@ -1,9 +1,9 @@
-import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
+import type { Server } from '@gatehouse-oidc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfTokenOf, InjectBrowser } from '../server/pages-support.js';
-import { validConfig } from '../server/support.js';
 import { FORM_HEADERS, form } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
+import { inProcessPairOn } from './instances.js';
 
 /**
  * The device authorization grant across two standalone servers on one shared store, on
@@ -14,33 +14,18 @@ import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.
 const BASE_URL = 'http://127.0.0.1:3000';
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 
-async function instances(store: StoreUnderTest): Promise<[Server, Server]> {
-  const base = validConfig();
-  const realm = (base.realms as Record<string, unknown>[])[0] ?? {};
-  const config = parseServerConfig({
-    ...base,
-    base_url: BASE_URL,
-    realms: [
-      {
-        ...realm,
-        device_poll_interval: 1,
-        clients: [
-          ...(realm.clients as object[]),
-          {
-            client_id: 'tv',
-            token_endpoint_auth_method: 'none',
-            grant_types: [DEVICE],
-            scope: 'openid profile',
-          },
-        ],
-      },
-    ],
-    ...store.settings(),
-  });
-  await store.migrate();
-  const options = { schemaReady: true, eventLog: () => {} };
-  return [buildServer(config, options), buildServer(config, options)];
-}
+const instances = (store: StoreUnderTest) =>
+  inProcessPairOn(
+    store,
+    BASE_URL,
+    { device_poll_interval: 1 },
+    {
+      client_id: 'tv',
+      token_endpoint_auth_method: 'none',
+      grant_types: [DEVICE],
+      scope: 'openid profile',
+    },
+  );
 
 const post = (at: Server, path: string, fields: Record<string, string>) =>
   at.app.inject({ method: 'POST', url: path, headers: FORM_HEADERS, payload: form(fields) });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
+import { configDir, killAllCli } from '../server/support.js';
 import { dpopKey } from '../support/dpop.js';
 import { FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
-import { type Instance, migratedConfigFile, startInstances } from './instances.js';
+import { type Instance, startPairOn } from './instances.js';
 
 /**
  * Two `gatehouse serve` processes behind one issuer on one shared store, PostgreSQL then Redis:
@@ -41,16 +41,9 @@ describe.each(await storesUnderTest('dpop'))('two instances sharing one $name', 
     let b: Instance;
 
     beforeAll(async () => {
-      const { file } = await migratedConfigFile(
-        dir,
-        `${backend.name}.json`,
-        withChanges(validConfig(), {
-          base_url: BASE_URL,
-          ...backend.settings(),
-          'realms.0.dpop': { require_nonce: true },
-        }),
-      );
-      [a, b] = (await startInstances(file, BASE_URL, ['A', 'B'])) as [Instance, Instance];
+      [a, b] = await startPairOn(dir, backend, BASE_URL, {
+        'realms.0.dpop': { require_nonce: true },
+      });
     }, 60_000);
 
     afterAll(async () => {

@@ -1,7 +1,9 @@
+import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Injector } from '../server/pages-support.js';
-import { CliProcess, type configDir, runCli } from '../server/support.js';
+import { CliProcess, type configDir, runCli, validConfig, withChanges } from '../server/support.js';
+import type { StoreUnderTest } from '../support/store-backends.js';
 
 /**
  * Writes `config` as `name` in `dir` and runs `gatehouse migrate` on it, as a deploy would before
@@ -47,6 +49,47 @@ export async function startInstances(
       fetch: (path, init) => fetch(`${origin}${pathOf(path, baseUrl)}`, init),
     };
   });
+}
+
+/**
+ * validConfig() at `baseUrl` on `backend` with `changes` (withChanges paths), written as
+ * `{backend.name}.json` in `dir` and migrated; instances A and B serve it.
+ */
+export async function startPairOn(
+  dir: ReturnType<typeof configDir>,
+  backend: StoreUnderTest,
+  baseUrl: string,
+  changes: Record<string, unknown>,
+): Promise<[Instance, Instance]> {
+  const { file } = await migratedConfigFile(
+    dir,
+    `${backend.name}.json`,
+    withChanges(validConfig(), { base_url: baseUrl, ...backend.settings(), ...changes }),
+  );
+  return (await startInstances(file, baseUrl, ['A', 'B'])) as [Instance, Instance];
+}
+
+/**
+ * Two standalone servers built in this process on `store`, its schema migrated: validConfig()'s
+ * demo realm at `baseUrl`, with `realmFields` and the client `client` beside its own.
+ */
+export async function inProcessPairOn(
+  store: StoreUnderTest,
+  baseUrl: string,
+  realmFields: Record<string, unknown>,
+  client: Record<string, unknown>,
+): Promise<[Server, Server]> {
+  const base = validConfig();
+  const realm = (base.realms as Record<string, unknown>[])[0] ?? {};
+  const config = parseServerConfig({
+    ...base,
+    base_url: baseUrl,
+    realms: [{ ...realm, ...realmFields, clients: [...(realm.clients as object[]), client] }],
+    ...store.settings(),
+  });
+  await store.migrate();
+  const options = { schemaReady: true, eventLog: () => {} };
+  return [buildServer(config, options), buildServer(config, options)];
 }
 
 /** Stops an instance as an orchestrator does; resolves with its exit status. */

@@ -1,9 +1,9 @@
-import { buildServer, parseServerConfig, type Server } from '@gatehouse-oidc/server';
+import type { Server } from '@gatehouse-oidc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validConfig } from '../server/support.js';
 import { FORM_HEADERS, form } from '../support/fixtures.js';
 import { JWT_BEARER, TestIdp } from '../support/id-jag-idp.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
+import { inProcessPairOn } from './instances.js';
 
 /**
  * An ID-JAG is accepted once across instances: two standalone servers on one shared store (the
@@ -14,34 +14,19 @@ const BASE_URL = 'http://127.0.0.1:3000';
 const ISSUER = `${BASE_URL}/oauth/demo`;
 const AGENT_SECRET = 'agent-secret-0123456789abcdef';
 
-async function instances(store: StoreUnderTest, idp: TestIdp): Promise<[Server, Server]> {
-  const base = validConfig();
-  const realm = (base.realms as Record<string, unknown>[])[0] ?? {};
-  const config = parseServerConfig({
-    ...base,
-    base_url: BASE_URL,
-    realms: [
-      {
-        ...realm,
-        trusted_issuers: [{ issuer: idp.issuer, jwks: idp.jwks, profile: 'id-jag' }],
-        clients: [
-          ...(realm.clients as object[]),
-          {
-            client_id: 'agent',
-            client_secret: AGENT_SECRET,
-            token_endpoint_auth_method: 'client_secret_post',
-            grant_types: [JWT_BEARER],
-            scope: 'api:read',
-          },
-        ],
-      },
-    ],
-    ...store.settings(),
-  });
-  await store.migrate();
-  const options = { schemaReady: true, eventLog: () => {} };
-  return [buildServer(config, options), buildServer(config, options)];
-}
+const instances = (store: StoreUnderTest, idp: TestIdp) =>
+  inProcessPairOn(
+    store,
+    BASE_URL,
+    { trusted_issuers: [{ issuer: idp.issuer, jwks: idp.jwks, profile: 'id-jag' }] },
+    {
+      client_id: 'agent',
+      client_secret: AGENT_SECRET,
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: [JWT_BEARER],
+      scope: 'api:read',
+    },
+  );
 
 const exchange = (at: Server, assertion: string) =>
   at.app.inject({

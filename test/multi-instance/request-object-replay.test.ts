@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
+import { configDir, killAllCli } from '../server/support.js';
 import { FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
-import { type Instance, migratedConfigFile, startInstances } from './instances.js';
+import { type Instance, startPairOn } from './instances.js';
 
 /**
  * Two `gatehouse serve` processes behind one issuer on one shared store, PostgreSQL then Redis:
@@ -56,17 +56,10 @@ describe.each(await storesUnderTest('jar'))('two instances sharing one $name', (
     let b: Instance;
 
     beforeAll(async () => {
-      const { file } = await migratedConfigFile(
-        dir,
-        `${backend.name}.json`,
-        withChanges(validConfig(), {
-          base_url: BASE_URL,
-          ...backend.settings(),
-          'realms.0.request_object_signing_alg_values_supported': ['HS256'],
-          'realms.0.clients.2.token_endpoint_auth_method': 'client_secret_post',
-        }),
-      );
-      [a, b] = (await startInstances(file, BASE_URL, ['A', 'B'])) as [Instance, Instance];
+      [a, b] = await startPairOn(dir, backend, BASE_URL, {
+        'realms.0.request_object_signing_alg_values_supported': ['HS256'],
+        'realms.0.clients.2.token_endpoint_auth_method': 'client_secret_post',
+      });
     }, 60_000);
 
     afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InjectBrowser } from '../server/pages-support.js';
-import { ADMIN_TOKEN, configDir, killAllCli, validConfig, withChanges } from '../server/support.js';
+import { ADMIN_TOKEN, configDir, killAllCli } from '../server/support.js';
 import {
   aliceSignsInWith,
   codeExchange,
@@ -10,13 +10,7 @@ import {
 } from '../server/web-sign-in.js';
 import { form } from '../support/fixtures.js';
 import { type StoreUnderTest, storesUnderTest } from '../support/store-backends.js';
-import {
-  answer,
-  balancedInjector,
-  type Instance,
-  migratedConfigFile,
-  startInstances,
-} from './instances.js';
+import { answer, balancedInjector, type Instance, startPairOn } from './instances.js';
 
 /**
  * The admin API's sessions and grants (issue 12) and refresh rotation's grace with two
@@ -84,19 +78,12 @@ describe.each(await storesUnderTest('sessions'))('two instances sharing one $nam
       asWeb(instance, 'token', refreshRequest(refreshToken));
 
     beforeAll(async () => {
-      const { file } = await migratedConfigFile(
-        dir,
-        `${backend.name}.json`,
-        withChanges(validConfig(), {
-          base_url: BASE_URL,
-          // Shared, so a form one instance rendered is accepted by the other.
-          cookie_secret: 'sessions-instances-cookie-secret-0123456789',
-          ...backend.settings(),
-          'realms.0.refresh_token_rotation_grace': GRACE_SECONDS,
-          'realms.0.clients.2.grant_types': ['authorization_code', 'refresh_token'],
-        }),
-      );
-      [a, b] = (await startInstances(file, BASE_URL, ['A', 'B'])) as [Instance, Instance];
+      [a, b] = await startPairOn(dir, backend, BASE_URL, {
+        // Shared, so a form one instance rendered is accepted by the other.
+        cookie_secret: 'sessions-instances-cookie-secret-0123456789',
+        'realms.0.refresh_token_rotation_grace': GRACE_SECONDS,
+        'realms.0.clients.2.grant_types': ['authorization_code', 'refresh_token'],
+      });
     }, 60_000);
 
     afterAll(async () => {

@@ -12,6 +12,16 @@ export interface Discovery {
 
 const WELL_KNOWN = '/.well-known/openid-configuration';
 
+/** The endpoints every module needs are named, as URLs: the suite's CheckServerConfiguration. */
+export const CheckServerConfiguration = condition(
+  'CheckServerConfiguration',
+  (server: Record<string, unknown>) => {
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'issuer']) {
+      if (typeof server[key] !== 'string' || !URL.canParse(server[key])) fail(`no valid ${key}`);
+    }
+  },
+);
+
 export const EnsureDiscoveryEndpointResponseStatusCodeIs200 = condition(
   'EnsureDiscoveryEndpointResponseStatusCodeIs200',
   ({ answer }: Discovery) => {

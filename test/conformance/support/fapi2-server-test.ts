@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as authz from '../conditions/authorization-response.js';
+import * as disc from '../conditions/discovery.js';
 import * as fapi from '../conditions/fapi2.js';
 import * as idt from '../conditions/id-token.js';
 import * as jwks from '../conditions/jwks.js';
@@ -44,15 +45,6 @@ export interface Fapi2Context {
 
 /** Where a JWT a module may change goes. */
 export type Endpoint = 'par' | 'token' | 'resource';
-
-const CheckServerConfiguration = condition(
-  'CheckServerConfiguration',
-  (server: Record<string, unknown>) => {
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'issuer']) {
-      if (typeof server[key] !== 'string' || !URL.canParse(server[key])) fail(`no valid ${key}`);
-    }
-  },
-);
 
 /** FAPI2FinalEnsureMinimumServerKeyLength (FAPI 2.0 SP §5.4.1-2, -3). */
 const FAPI2FinalEnsureMinimumServerKeyLength = condition(
@@ -103,7 +95,7 @@ export class Fapi2ServerTest {
 
   async configure(): Promise<void> {
     const { server } = await discover(this.op, this.run);
-    this.run.require(CheckServerConfiguration, server);
+    this.run.require(disc.CheckServerConfiguration, server);
     const serverJwks = await fetchServerKeys(this.op, this.run, server.jwks_uri);
     this.run.check('WARNING', jwks.CheckServerKeysIsValid, serverJwks);
     for (const [level, check] of jwks.VALIDATE_JWKS_SEQUENCE)
@@ -324,6 +316,26 @@ export class Fapi2ServerTest {
   protected checkAuthorizationCode(): void {
     this.run.check('FAILURE', authz.EnsureMinimumAuthorizationCodeLength, this.state);
     this.run.check('FAILURE', authz.EnsureMinimumAuthorizationCodeEntropy, this.state);
+  }
+
+  /**
+   * The checks every module makes of an error the authorization endpoint sent back to the client:
+   * the state it returned, then checkErrorWithoutUnexpectedParameters.
+   */
+  protected checkAuthorizationErrorResponse(): void {
+    this.run.check('FAILURE', authz.CheckStateInAuthorizationResponse, this.state);
+    this.checkErrorWithoutUnexpectedParameters();
+  }
+
+  /** That the authorization endpoint sent back an error, and no parameter an error has not. */
+  protected checkErrorWithoutUnexpectedParameters(): void {
+    const { state, run } = this;
+    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
+    run.check(
+      'WARNING',
+      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
+      state,
+    );
   }
 
   protected async handleSuccessfulAuthorizationEndpointResponse(): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as authz from '../conditions/authorization-response.js';
+import * as disc from '../conditions/discovery.js';
 import * as idt from '../conditions/id-token.js';
 import * as jwks from '../conditions/jwks.js';
 import * as tok from '../conditions/token-and-userinfo.js';
@@ -43,15 +44,6 @@ export function suiteRandom(length: number): string {
   const random = [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join('');
   return length > 10 ? `${random.slice(0, length - 4)}-._~` : random;
 }
-
-const CheckServerConfiguration = condition(
-  'CheckServerConfiguration',
-  (server: Record<string, unknown>) => {
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'issuer']) {
-      if (typeof server[key] !== 'string' || !URL.canParse(server[key])) fail(`no valid ${key}`);
-    }
-  },
-);
 
 const supportsAuthMethod = (method: string) =>
   condition(
@@ -100,7 +92,7 @@ export class ServerTest<B extends UserAgent = SuiteBrowser> {
 
   async configure(): Promise<void> {
     const { server } = await discover(this.op, this.run);
-    this.run.require(CheckServerConfiguration, server);
+    this.run.require(disc.CheckServerConfiguration, server);
     const serverJwks = await fetchServerKeys(this.op, this.run, server.jwks_uri);
     this.run.check('WARNING', jwks.CheckServerKeysIsValid, serverJwks);
     for (const [level, check] of jwks.VALIDATE_JWKS_SEQUENCE)

@@ -2,35 +2,24 @@ import { z } from 'zod';
 import { ConfigError, type ConfigIssue, formatPath } from './issues.js';
 import { baseUrl } from './primitives.js';
 
+/** How many of one kind of pending request a realm keeps: a whole number from 1 to ten million. */
+const perRealmLimit = (defaultLimit: number, description: string) =>
+  z.number().int().min(1).max(10_000_000).default(defaultLimit).describe(description);
+
 /** Bounds on what requests nobody authenticated make the provider store (docs/security.md). */
 export const providerLimitsSchema = z.strictObject({
-  interactionsPerRealm: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000_000)
-    .default(10_000)
-    .describe(
-      'Interactions one realm keeps waiting for their page, and as many again whose page was shown; beyond it the oldest is dropped (the user starts over).',
-    ),
-  logoutConfirmationsPerRealm: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000_000)
-    .default(1_000)
-    .describe(
-      'Logout confirmations one realm keeps waiting for their button; beyond it the oldest is dropped.',
-    ),
-  deviceRequestsPerRealm: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000_000)
-    .default(10_000)
-    .describe(
-      'Device authorization requests (RFC 8628) one realm keeps waiting for their user: a public client needs no secret to make one. Beyond it the oldest is dropped (its device starts over).',
-    ),
+  interactionsPerRealm: perRealmLimit(
+    10_000,
+    'Interactions one realm keeps waiting for their page, and as many again whose page was shown; beyond it the oldest is dropped (the user starts over).',
+  ),
+  logoutConfirmationsPerRealm: perRealmLimit(
+    1_000,
+    'Logout confirmations one realm keeps waiting for their button; beyond it the oldest is dropped.',
+  ),
+  deviceRequestsPerRealm: perRealmLimit(
+    10_000,
+    'Device authorization requests (RFC 8628) one realm keeps waiting for their user: a public client needs no secret to make one. Beyond it the oldest is dropped (its device starts over).',
+  ),
 });
 
 /** The plain-data options of `createProvider`; the adapters it takes (store, keys…) are typed in provider.ts. */

@@ -1,5 +1,7 @@
 import { base64url, exportJWK } from 'jose';
+import type { SigningAlgorithm } from '../config/realm.js';
 import type { RealmContext } from '../context.js';
+import { generateSigningKey } from '../keys/generate.js';
 import type { JwsVerifier } from '../keys/jws-verifier.js';
 import type { JwsSigner, SigningKey } from '../keys/signing-key.js';
 import { webCryptoSigner } from '../keys/webcrypto-signer.js';
@@ -41,6 +43,10 @@ export function realmContext(
   } as unknown as RealmContext;
   return { context, reads };
 }
+
+/** Two fresh keys of `alg`: one a realm signs with, and one it never saw. */
+export const twoSigningKeys = (alg: SigningAlgorithm): Promise<[SigningKey, SigningKey]> =>
+  Promise.all([generateSigningKey(alg, NOW), generateSigningKey(alg, NOW)]);
 
 /** A compact JWS with any header, signed by `key` through WebCrypto. */
 export async function jws(key: SigningKey, header: object, payload: object): Promise<string> {

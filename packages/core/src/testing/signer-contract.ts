@@ -2,9 +2,8 @@ import { compactVerify, importJWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config/realm.js';
 import { signRealmJwt } from '../jwt/sign.js';
-import { generateSigningKey } from '../keys/generate.js';
 import type { JwsSigner, SigningKey } from '../keys/signing-key.js';
-import { claims, NOW, realmContext } from './realm-jwts.js';
+import { claims, realmContext, twoSigningKeys } from './realm-jwts.js';
 
 /**
  * The `JwsSigner` contract: what the core needs of a signer. Run it against a signer of your own
@@ -16,10 +15,7 @@ export function describeSignerContract(name: string, makeSigner: () => JwsSigner
       let key: SigningKey;
       let other: SigningKey;
       beforeAll(async () => {
-        [key, other] = await Promise.all([
-          generateSigningKey(alg, NOW),
-          generateSigningKey(alg, NOW),
-        ]);
+        [key, other] = await twoSigningKeys(alg);
       });
 
       it('signs what jose verifies with the public key, and nothing else', async () => {

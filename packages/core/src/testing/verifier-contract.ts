@@ -16,7 +16,7 @@ import { verifyRealmJwt } from '../jwt/verify-realm-jwt.js';
 import { generateSigningKey } from '../keys/generate.js';
 import type { JwsVerifier, VerificationAlgorithm } from '../keys/jws-verifier.js';
 import type { SigningKey } from '../keys/signing-key.js';
-import { claims, jws, NOW, realmContext, weakRsaKey } from './realm-jwts.js';
+import { claims, jws, NOW, realmContext, twoSigningKeys, weakRsaKey } from './realm-jwts.js';
 
 const encoder = new TextEncoder();
 
@@ -121,10 +121,7 @@ export function describeVerifierContract(name: string, makeVerifier: () => JwsVe
       let key: SigningKey;
       let other: SigningKey;
       beforeAll(async () => {
-        [key, other] = await Promise.all([
-          generateSigningKey(alg, NOW),
-          generateSigningKey(alg, NOW),
-        ]);
+        [key, other] = await twoSigningKeys(alg);
       });
 
       it('verifyRealmJwt returns the claims of a token the realm signed, and nothing changed', async () => {

@@ -18,16 +18,9 @@ const EnsureInvalidRequestError = authz.errorIsOneOf('EnsureInvalidRequestError'
  */
 abstract class RefusedRequest extends Fapi2ParPlaceholderOrCallback {
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
-    const { run, state } = this;
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkAuthorizationErrorResponse();
     this.checkError();
-    run.finish();
+    this.run.finish();
   }
 
   protected abstract checkError(): void;
@@ -70,12 +63,7 @@ export class Fapi2UnsignedRequestWithoutParFails extends Fapi2PlaceholderOrCallb
 
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
     const { run, state } = this;
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkErrorWithoutUnexpectedParameters();
     run.check('FAILURE', EnsureInvalidRequestError, state);
     run.finish();
   }

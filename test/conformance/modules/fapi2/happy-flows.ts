@@ -75,13 +75,7 @@ export class Fapi2UserRejectsAuthentication extends Fapi2MultipleClientTest {
 
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
     const { run, state } = this;
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkAuthorizationErrorResponse();
     run.check('FAILURE', ExpectAccessDenied, state);
     if (!this.isSecondClient) {
       this.switchToSecondClient();
@@ -117,12 +111,7 @@ class WithoutState extends Fapi2PlaceholderOrCallback {
     }
     if (state.response.state !== undefined)
       run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkErrorWithoutUnexpectedParameters();
     run.check(
       'FAILURE',
       authz.errorIsOneOf(
@@ -191,13 +180,7 @@ abstract class LongValue extends Fapi2ParPlaceholderOrCallback {
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
     const { run, state } = this;
     if (state.response.error === undefined) return super.onAuthorizationCallbackResponse();
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkAuthorizationErrorResponse();
     run.check(
       'WARNING',
       authz.errorIsOneOf('EnsureInvalidRequestError', ['invalid_request']),
@@ -251,13 +234,7 @@ export class Fapi2DifferentValueOutside extends Fapi2PlaceholderOrCallback {
   protected override async onAuthorizationCallbackResponse(): Promise<void> {
     const { run, state } = this;
     if (state.response.error === undefined) return super.onAuthorizationCallbackResponse();
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkAuthorizationErrorResponse();
     run.check(
       'FAILURE',
       authz.errorIsOneOf('EnsureInvalidRequestError', ['invalid_request']),

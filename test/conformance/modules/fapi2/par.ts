@@ -107,13 +107,7 @@ export class Fapi2ParReusedRequestUriBeforeAuthentication extends Fapi2ServerTes
     const { run, state } = this;
     if (state.response.error === undefined) return super.onAuthorizationCallbackResponse();
     run.check('WARNING', fapi.WarningAboutRequestUriError, state);
-    run.check('FAILURE', authz.CheckStateInAuthorizationResponse, state);
-    run.check('FAILURE', authz.EnsureErrorFromAuthorizationEndpointResponse, state);
-    run.check(
-      'WARNING',
-      authz.CheckForUnexpectedParametersInErrorResponseFromAuthorizationEndpoint,
-      state,
-    );
+    this.checkAuthorizationErrorResponse();
     run.check('FAILURE', EnsureInvalidRequestUriError, state);
     run.finish();
   }
