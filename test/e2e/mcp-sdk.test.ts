@@ -1,19 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { nodeOutbound } from '@gatehouse-oidc/node-outbound';
-import { buildServer, parseServerConfig } from '@gatehouse-oidc/server';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start as startFastifyApp } from '../../examples/fastify-app/src/app.js';
-import { start as startHonoApp } from '../../examples/hono-app/src/app.js';
-import { start as startMcpServer } from '../../examples/mcp-server/src/app.js';
 import { mcpRealm } from '../../examples/mcp-server/src/realm.js';
-import { REALM } from '../../examples/shared/src/index.js';
-import { Browser, DEMO, signInAndAllow } from '../examples/drive-code-flow.js';
-import { ROOT, withChanges } from '../server/support.js';
-import { freePorts } from '../support/ports.js';
-import { LOOPBACK_TLS } from '../support/tls.js';
-import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agent.js';
+import { CLIENT_KINDS, type McpAgent, startAgent } from './mcp-agent.js';
+import { MCP_SETUPS, type RunningMcp, standaloneConfig } from './mcp-setups.js';
 
 /**
  * The MCP server of examples/mcp-server with the official MCP TypeScript SDK as its client, as an
@@ -27,114 +16,9 @@ import { CLIENT_KINDS, type McpAgent, type SignIn, startAgent } from './mcp-agen
  * on private networks and Gatehouse trusts the document server's certificate.
  */
 
-const HOST = '127.0.0.1';
-
-/** Gatehouse's outbound transport, trusting the agent's document server. */
-const outbound = () => nodeOutbound({ ca: [LOOPBACK_TLS.cert] });
-
-/** The example's realm, with documents on loopback allowed. */
-const realmForTest = (mcpUrl: string) => ({
-  ...mcpRealm(mcpUrl),
-  client_id_metadata_documents: { enabled: true, private_networks: true },
-});
-
-interface Running {
-  mcpUrl: string;
-  issuer: string;
-  signIn: SignIn;
-  close(): Promise<void>;
-}
-
-/** The user's browser on the authorization server's pages at `origin`: alice signs in and allows. */
-function userAt(origin: string): SignIn {
-  const browser = new Browser(origin, origin);
-  return (url) => signInAndAllow(browser, url.href, DEMO.user);
-}
-
-/** The example as it runs by default: Gatehouse, its pages and the MCP server in one Express app. */
-async function embedded(): Promise<Running> {
-  const [port] = await freePorts(1);
-  const origin = `http://${HOST}:${port}`;
-  const app = await startMcpServer({
-    origin,
-    port: port as number,
-    host: HOST,
-    realm: realmForTest(`${origin}/mcp`),
-    outbound: outbound(),
-  });
-  return { mcpUrl: `${origin}/mcp`, issuer: app.issuer, signIn: userAt(origin), close: app.close };
-}
-
-/** Gatehouse at `origin`, serving the realm of examples/mcp-server for the MCP server at `mcpUrl`. */
-type StartGatehouse = (
-  origin: string,
-  port: number,
-  mcpUrl: string,
-) => Promise<{ issuer: string; close(): Promise<void> }>;
-
-/** Fastify or Hono: the example app of that framework, its pages and Gatehouse at /auth. */
-const exampleApp =
-  (start: typeof startHonoApp): StartGatehouse =>
-  async (origin, port, mcpUrl) => {
-    const app = await start({
-      origin,
-      port,
-      host: HOST,
-      realm: realmForTest(mcpUrl),
-      outbound: outbound(),
-    });
-    return { issuer: `${origin}/auth/oauth/${REALM}`, close: app.close };
-  };
-
-/** The standalone server with examples/mcp-server/gatehouse.json, moved to these ports. */
-const standaloneServer: StartGatehouse = async (origin, port, mcpUrl) => {
-  const config = parseServerConfig(
-    withChanges(standaloneConfig(), {
-      base_url: origin,
-      'realms.0.resources.0.uri': mcpUrl,
-      'realms.0.client_id_metadata_documents.private_networks': true,
-    }),
-  );
-  const server = buildServer(config, { outbound: outbound() });
-  await server.app.listen({ port, host: HOST });
-  return { issuer: `${origin}/oauth/${REALM}`, close: () => server.app.close() };
-};
-
-const standaloneConfig = () =>
-  JSON.parse(readFileSync(join(ROOT, 'examples/mcp-server/gatehouse.json'), 'utf8')) as object;
-
-/** The MCP server protected by the kit alone, trusting Gatehouse at another origin. */
-const besideGatehouse = (startGatehouse: StartGatehouse) => async (): Promise<Running> => {
-  const [gatehousePort, mcpPort] = (await freePorts(2)) as [number, number];
-  const gatehouseOrigin = `http://${HOST}:${gatehousePort}`;
-  const mcpOrigin = `http://${HOST}:${mcpPort}`;
-  const gatehouse = await startGatehouse(gatehouseOrigin, gatehousePort, `${mcpOrigin}/mcp`);
-  const { issuer } = gatehouse;
-  const mcp = await startMcpServer({ origin: mcpOrigin, port: mcpPort, host: HOST, issuer });
-  return {
-    mcpUrl: `${mcpOrigin}/mcp`,
-    issuer,
-    signIn: userAt(gatehouseOrigin),
-    async close() {
-      await mcp.close();
-      await gatehouse.close();
-    },
-  };
-};
-
-const SETUPS = [
-  { name: 'Gatehouse embedded in the example (Express)', start: embedded },
-  {
-    name: 'Gatehouse in the Fastify example app',
-    start: besideGatehouse(exampleApp(startFastifyApp)),
-  },
-  { name: 'Gatehouse in the Hono example app', start: besideGatehouse(exampleApp(startHonoApp)) },
-  { name: 'the standalone server', start: besideGatehouse(standaloneServer) },
-];
-
-describe.each(SETUPS)('an MCP agent on the official SDK, with $name', (setup) => {
+describe.each(MCP_SETUPS)('an MCP agent on the official SDK, with $name', (setup) => {
   describe.each(CLIENT_KINDS)('as $name', (kind) => {
-    let running: Running;
+    let running: RunningMcp;
     let agent: McpAgent;
     const accessToken = () => decodeJwt(agent.tokens()?.access_token ?? '');
 

@@ -29,12 +29,18 @@ const DEMO_REALM: RealmInput = {
 
 /**
  * What an app adds to the demo realm: more scopes, protected resources and clients (the
- * interoperability tests add their relying parties, the MCP example its server and agent), and
- * agents that register themselves or are known by their Client ID Metadata Documents.
+ * interoperability tests add their relying parties, the MCP example its server and agent),
+ * agents that register themselves or are known by their Client ID Metadata Documents, and the
+ * identity providers whose ID-JAGs the jwt-bearer grant accepts.
  */
 export type DemoRealmAdditions = Pick<
   RealmInput,
-  'scopes' | 'resources' | 'clients' | 'client_id_metadata_documents' | 'registration'
+  | 'scopes'
+  | 'resources'
+  | 'clients'
+  | 'client_id_metadata_documents'
+  | 'registration'
+  | 'trusted_issuers'
 >;
 
 /** How an example app is set up. */
@@ -75,6 +81,7 @@ export function createDemoProvider({
           client_id_metadata_documents: additions.client_id_metadata_documents,
         }),
         ...(additions.registration && { registration: additions.registration }),
+        ...(additions.trusted_issuers && { trusted_issuers: additions.trusted_issuers }),
       },
     ],
   });
