@@ -45,10 +45,18 @@ export const DELEGATION_GRANTS = 'delegation_grants';
 export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map([
   [
     'client_credentials',
-    ['ours', 'ours-postgres', 'ours-redis', 'ours-standalone', 'ceiling', 'oidc-provider'],
+    [
+      'ours',
+      'ours-postgres',
+      'ours-redis',
+      'ours-standalone',
+      'ceiling',
+      'oidc-provider',
+      'better-auth',
+    ],
   ],
-  ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
-  ['refresh_token', ['ours', 'oidc-provider']],
+  ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider', 'better-auth']],
+  ['refresh_token', ['ours', 'oidc-provider', 'better-auth']],
   ['ciba_initiation', ['ours', 'oidc-provider']],
   [DPOP_CLIENT_CREDENTIALS, ['ours', 'oidc-provider']],
   [PAR_AUTHORIZATION_CODE, ['ours', 'oidc-provider']],

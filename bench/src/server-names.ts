@@ -6,6 +6,7 @@ export const SERVER_NAMES = [
   'ours-standalone',
   'ceiling',
   'oidc-provider',
+  'better-auth',
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 

@@ -29,6 +29,7 @@ describe('bench settings', () => {
         'ours-standalone',
         'ceiling',
         'oidc-provider',
+        'better-auth',
       ],
       poolRate: 12_000,
       rounds: 1,
