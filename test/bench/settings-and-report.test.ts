@@ -29,7 +29,6 @@ describe('bench settings', () => {
         'ours-standalone',
         'ceiling',
         'oidc-provider',
-        'better-auth',
       ],
       poolRate: 12_000,
       rounds: 1,
@@ -49,6 +48,14 @@ describe('bench settings', () => {
       servers: ['oidc-provider', 'ours-redis'],
       poolRate: 5000,
     });
+  });
+
+  it('measures better-auth only when BENCH_SERVERS names it', () => {
+    expect(readSettings({}).servers).not.toContain('better-auth');
+    expect(readSettings({ BENCH_SERVERS: 'ours,better-auth' }).servers).toEqual([
+      'ours',
+      'better-auth',
+    ]);
   });
 
   it('refuses unknown names and bad numbers', () => {
