@@ -31,6 +31,7 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   ceiling: 'bare fastify (fixed JSON)',
   'oidc-provider': 'oidc-provider v9',
   'better-auth': 'better-auth 1.7 oauth-provider',
+  'better-auth-postgres': 'better-auth 1.7 on PostgreSQL (pg)',
 };
 
 /**

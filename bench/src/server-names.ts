@@ -7,6 +7,7 @@ export const SERVER_NAMES = [
   'ceiling',
   'oidc-provider',
   'better-auth',
+  'better-auth-postgres',
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 
@@ -17,7 +18,7 @@ export type ServerName = (typeof SERVER_NAMES)[number];
  * names it, with a BENCH_POOL_RATE near what it reaches (docs/performance.md).
  */
 export const DEFAULT_SERVERS: readonly ServerName[] = SERVER_NAMES.filter(
-  (name) => name !== 'better-auth',
+  (name) => !name.startsWith('better-auth'),
 );
 
 export const isServerName = (value: string): value is ServerName =>

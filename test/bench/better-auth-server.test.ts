@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, it as base, beforeAll, describe, expect } from 'vitest';
 import { type LaunchedServer, launchServer } from '../../bench/src/launch.js';
+import { STORE_SERVICES } from '../../bench/src/server-names.js';
 import {
   BENCH_CLIENT_ID,
   BENCH_RESOURCE,
@@ -11,18 +12,30 @@ import {
   postForm,
   TOKEN_REQUEST_BODY,
 } from '../../bench/src/token-request.js';
+import { POSTGRES, serviceUrl } from '../support/services.js';
 
 /**
  * better-auth's oauth-provider as the bench starts it: each flow it is measured on answers a
  * token the bench verifies (ES256 against its JWKS, audience, subject, nonce), and its one-time
  * credentials are one-time.
  */
-describe('bench server better-auth', () => {
+const postgresUrl = await serviceUrl(POSTGRES);
+const servers = [
+  { name: 'better-auth', env: {}, available: true },
+  {
+    name: 'better-auth-postgres',
+    env: { [STORE_SERVICES['ours-postgres'].envVar]: postgresUrl ?? '' },
+    available: postgresUrl !== undefined,
+  },
+] as const;
+
+describe.each(servers)('bench server $name', ({ name, env, available }) => {
   let server: LaunchedServer;
   beforeAll(async () => {
-    server = await launchServer('better-auth');
+    if (available) server = await launchServer(name, env);
   }, 30_000);
   afterAll(() => server?.stop());
+  const it = available ? base : base.skip;
 
   it('issues a client_credentials ES256 JWT access token for the resource, verified against its JWKS', async () => {
     const { accessToken, tokenType } = await checkTokenEndpoint(server);

@@ -3,8 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { oauthProvider } from '@better-auth/oauth-provider';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
-import { memoryAdapter } from 'better-auth/adapters/memory';
-import { getSchema } from 'better-auth/db';
 import { toNodeHandler } from 'better-auth/node';
 import { jwt } from 'better-auth/plugins';
 import {
@@ -21,6 +19,7 @@ import {
   TOKEN_REQUEST_HEADERS,
   tokenRequestBody,
 } from '../token-request.js';
+import type { BetterAuthDatabase } from './better-auth-databases.js';
 import { listenOnLoopback } from './listen.js';
 import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
@@ -37,16 +36,16 @@ const BENCH_USER_PASSWORD = 'bench-user-password-0123456789';
 /**
  * better-auth 1.7 with its OAuth 2.1 provider plugin (`@better-auth/oauth-provider`), set up as
  * its documentation's installation steps do: the `jwt` plugin beside it (key pair ES256 instead
- * of its EdDSA default, as ours signs), better-auth's own `/token` route disabled, its in-memory
- * adapter (`memoryAdapter`) over the tables its schema names, served by `toNodeHandler` on a
- * Node http server. Two clients registered through its admin endpoint (it needs a signed-in user
+ * of its EdDSA default, as ours signs), better-auth's own `/token` route disabled, on `database`
+ * (its memory adapter, or PostgreSQL through its built-in Kysely adapter: better-auth-databases.ts),
+ * served by `toNodeHandler` on a Node http server. Two clients registered through its admin endpoint (it needs a signed-in user
  * whom `clientPrivileges` allows; the bench user here): the machine client for
  * client_credentials with client_secret_post, the API scope allowed, linked to the API resource
  * (per-client resources are enforced by default); and the web client for the code exchange (PKCE
  * S256) and refresh, first-party (`skip_consent`). Lifetimes are ours' defaults; rate limiting
  * and telemetry are off, as on every peer.
  */
-export async function startBetterAuth(): Promise<RunningServer> {
+export async function startBetterAuth(database: BetterAuthDatabase): Promise<RunningServer> {
   const server = createServer();
   await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
@@ -59,12 +58,11 @@ export async function startBetterAuth(): Promise<RunningServer> {
     if (next === undefined) throw new Error('better-auth registered more clients than the bench');
     return next;
   };
-  const tables: Record<string, unknown[]> = {};
   const options = {
     baseURL,
     basePath: BASE_PATH,
     secret: randomBytes(32).toString('hex'),
-    database: memoryAdapter(tables),
+    database: database.adapter,
     emailAndPassword: { enabled: true },
     // The docs' installation: the OAuth token endpoint replaces the jwt plugin's `/token`.
     disabledPaths: ['/token'],
@@ -94,8 +92,7 @@ export async function startBetterAuth(): Promise<RunningServer> {
       }),
     ],
   } satisfies BetterAuthOptions;
-  // The memory adapter stores into the tables it is given, and each must exist.
-  for (const table of Object.keys(getSchema(options))) tables[table] = [];
+  await database.prepare(options);
   const auth = betterAuth(options);
 
   const signedIn = await auth.api.signUpEmail({
@@ -169,14 +166,17 @@ export async function startBetterAuth(): Promise<RunningServer> {
     baseUrl: baseURL,
     tokenPath: `${BASE_PATH}/oauth2/token`,
     jwksPath: `${BASE_PATH}/jwks`,
+    ...(database.prefix === undefined ? {} : { storePrefix: database.prefix }),
     mint: (kind, count) => {
       const minter = minters[kind];
       if (!minter) throw new Error(`better-auth has no ${kind}: it does not do CIBA`);
       return mintMany(count, minter);
     },
-    close: () =>
-      new Promise<void>((resolve, reject) =>
+    close: async () => {
+      await new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
-      ),
+      );
+      await database.cleanUp();
+    },
   };
 }
