@@ -37,13 +37,13 @@ const BENCH_USER_PASSWORD = 'bench-user-password-0123456789';
  * better-auth 1.7 with its OAuth 2.1 provider plugin (`@better-auth/oauth-provider`), set up as
  * its documentation's installation steps do: the `jwt` plugin beside it (key pair ES256 instead
  * of its EdDSA default, as ours signs), better-auth's own `/token` route disabled, on `database`
- * (its memory adapter, or PostgreSQL through its built-in Kysely adapter: better-auth-databases.ts),
- * served by `toNodeHandler` on a Node http server. Two clients registered through its admin endpoint (it needs a signed-in user
- * whom `clientPrivileges` allows; the bench user here): the machine client for
- * client_credentials with client_secret_post, the API scope allowed, linked to the API resource
- * (per-client resources are enforced by default); and the web client for the code exchange (PKCE
- * S256) and refresh, first-party (`skip_consent`). Lifetimes are ours' defaults; rate limiting
- * and telemetry are off, as on every peer.
+ * (its memory adapter, or PostgreSQL through its Kysely adapter: better-auth-databases.ts),
+ * served by `toNodeHandler` on a Node http server. Two clients registered through its admin
+ * endpoint (it needs a signed-in user whom `clientPrivileges` allows; the bench user here): the
+ * machine client for client_credentials with client_secret_post, the API scope allowed, linked
+ * to the API resource (per-client resources are enforced by default); and the web client for the
+ * code exchange (PKCE S256) and refresh, first-party (`skip_consent`). Lifetimes are ours'
+ * defaults; rate limiting and telemetry are off, as on every peer.
  */
 export async function startBetterAuth(database: BetterAuthDatabase): Promise<RunningServer> {
   const server = createServer();
