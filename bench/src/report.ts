@@ -30,6 +30,8 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   'ours-standalone': 'gatehouse serve (standalone, defaults)',
   ceiling: 'bare fastify (fixed JSON)',
   'oidc-provider': 'oidc-provider v9',
+  'better-auth': 'better-auth 1.7 oauth-provider',
+  'better-auth-postgres': 'better-auth 1.7 on PostgreSQL (pg)',
 };
 
 /**

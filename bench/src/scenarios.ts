@@ -41,14 +41,28 @@ export const DELEGATION_GRANTS = 'delegation_grants';
  * or a refresh, whose cost is mostly the tokens the ceiling would not issue. Ours on PostgreSQL
  * and on Redis take the two requests the shared-store issue sets targets for; the standalone
  * server takes client_credentials, the one request it answers without its sign-in pages.
+ * better-auth takes the user grants on PostgreSQL only: on its memory adapter every transaction
+ * copies the whole database, so their cost would be that of the pool minted for them.
  */
 export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map([
   [
     'client_credentials',
-    ['ours', 'ours-postgres', 'ours-redis', 'ours-standalone', 'ceiling', 'oidc-provider'],
+    [
+      'ours',
+      'ours-postgres',
+      'ours-redis',
+      'ours-standalone',
+      'ceiling',
+      'oidc-provider',
+      'better-auth',
+      'better-auth-postgres',
+    ],
   ],
-  ['authorization_code', ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider']],
-  ['refresh_token', ['ours', 'oidc-provider']],
+  [
+    'authorization_code',
+    ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider', 'better-auth-postgres'],
+  ],
+  ['refresh_token', ['ours', 'oidc-provider', 'better-auth-postgres']],
   ['ciba_initiation', ['ours', 'oidc-provider']],
   [DPOP_CLIENT_CREDENTIALS, ['ours', 'oidc-provider']],
   [PAR_AUTHORIZATION_CODE, ['ours', 'oidc-provider']],

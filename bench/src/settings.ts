@@ -5,7 +5,7 @@ import {
   SCENARIO_NAMES,
   type ScenarioName,
 } from './scenarios.js';
-import { isServerName, SERVER_NAMES, type ServerName } from './server-names.js';
+import { DEFAULT_SERVERS, isServerName, SERVER_NAMES, type ServerName } from './server-names.js';
 
 export interface BenchSettings {
   readonly scenarios: readonly ScenarioName[];
@@ -39,7 +39,7 @@ export interface BenchSettings {
 export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
   return {
     scenarios: nameList(env, 'BENCH_SCENARIOS', SCENARIO_NAMES, isScenarioName, DEFAULT_SCENARIOS),
-    servers: nameList(env, 'BENCH_SERVERS', SERVER_NAMES, isServerName),
+    servers: nameList(env, 'BENCH_SERVERS', SERVER_NAMES, isServerName, DEFAULT_SERVERS),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     duration: positiveInteger(env, 'BENCH_DURATION', 10),
     rounds: positiveInteger(env, 'BENCH_ROUNDS', 1),

@@ -50,6 +50,14 @@ describe('bench settings', () => {
     });
   });
 
+  it('measures better-auth only when BENCH_SERVERS names it', () => {
+    expect(readSettings({}).servers).not.toContain('better-auth');
+    expect(readSettings({ BENCH_SERVERS: 'ours,better-auth' }).servers).toEqual([
+      'ours',
+      'better-auth',
+    ]);
+  });
+
   it('refuses unknown names and bad numbers', () => {
     expect(() => readSettings({ BENCH_SCENARIOS: 'implicit' })).toThrow(
       'BENCH_SCENARIOS: unknown name "implicit"',

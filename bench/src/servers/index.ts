@@ -1,4 +1,6 @@
 import type { ServerName } from '../server-names.js';
+import { startBetterAuth } from './better-auth.js';
+import { betterAuthMemory, betterAuthPostgres } from './better-auth-databases.js';
 import { startCeiling } from './ceiling.js';
 import { startOidcProvider } from './oidc-provider.js';
 import { startOurs } from './ours.js';
@@ -17,4 +19,6 @@ export const SERVERS: ReadonlyMap<ServerName, () => Promise<RunningServer>> = ne
   ['ours-standalone', startStandaloneServer],
   ['ceiling', startCeiling],
   ['oidc-provider', startOidcProvider],
+  ['better-auth', () => startBetterAuth(betterAuthMemory())],
+  ['better-auth-postgres', async () => startBetterAuth(await betterAuthPostgres())],
 ]);

@@ -1,6 +1,6 @@
 /// <reference path="./oidc-provider.d.ts" />
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { errors } from 'oidc-provider';
 import MemoryAdapter, { type AdapterStorage } from 'oidc-provider/lib/adapters/memory_adapter.js';
@@ -21,6 +21,7 @@ import {
   TOKEN_REQUEST_HEADERS,
   tokenRequestBody,
 } from '../token-request.js';
+import { listenOnLoopback } from './listen.js';
 import { mintMany } from './mint.js';
 import type { RunningServer } from './running-server.js';
 
@@ -42,7 +43,7 @@ const SESSION_ID = 'bench-session';
  */
 export async function startOidcProvider(): Promise<RunningServer> {
   const server = createServer();
-  await listen(server);
+  await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -247,11 +248,4 @@ class UnboundedStorage implements AdapterStorage {
   delete(key: string): boolean {
     return this.#entries.delete(key);
   }
-}
-
-function listen(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
 }
