@@ -18,8 +18,8 @@ export interface RealmSource {
 export type ProviderRealmRules = (config: RealmConfig) => ConfigIssue[];
 
 /**
- * Validates one realm (shape, then cross-field rules on what has the right shape) and throws
- * every issue at once.
+ * Validates one realm (shape, then cross-field rules on what has the right shape; only the rules
+ * for one `parsedRealm` marked) and throws every issue at once.
  */
 export function validateRealm(
   input: unknown,
