@@ -104,6 +104,7 @@ export {
 export type { Client, ClientSource, PreviousSecret, Realm, RemoteJwks } from './realms/realm.js';
 export {
   type ProviderRealmRules,
+  parsedRealm,
   type RealmLoader,
   type RealmSource,
   validateRealm,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/issues.js';
-import type { RealmInput } from '../config/realm.js';
-import { loaderRealmSource, type RealmLoader, staticRealmSource } from './realm-source.js';
+import { type RealmInput, realmSchema } from '../config/realm.js';
+import {
+  loaderRealmSource,
+  parsedRealm,
+  type RealmLoader,
+  staticRealmSource,
+  validateRealm,
+} from './realm-source.js';
 
 const BASE_URL = 'https://id.example.com/base';
 const demo = (overrides: Partial<RealmInput> = {}): RealmInput => ({ name: 'demo', ...overrides });
@@ -127,5 +133,29 @@ describe('loaderRealmSource', () => {
     // The same object, now fixed, is validated again rather than remembered as broken.
     expect((await source.get('demo'))?.config.scopes).toEqual(['openid']);
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('parsedRealm', () => {
+  it('is taken as it is, shape unchecked, where an unmarked realm is parsed into a new object', () => {
+    const parsed = realmSchema.parse(demo());
+    expect(validateRealm(parsed)).not.toBe(parsed);
+    const marked = parsedRealm(realmSchema.parse(demo()));
+    expect(validateRealm(marked)).toBe(marked);
+  });
+
+  it('still meets the cross-field rules of core and of the provider, under its path', async () => {
+    const duplicate = parsedRealm(realmSchema.parse(demo({ scopes: ['openid', 'openid'] })));
+    await expect(loaderRealmSource(() => duplicate, BASE_URL).get('demo')).rejects.toThrow(
+      'realm "demo".scopes[1]: is a duplicate',
+    );
+    const refused = () => [{ path: 'ciba', message: 'refused by the provider' }];
+    expect(() =>
+      validateRealm(parsedRealm(realmSchema.parse(demo())), 'realms[0]', refused),
+    ).toThrow(
+      expect.objectContaining({
+        issues: [{ path: 'realms[0].ciba', message: 'refused by the provider' }],
+      }),
+    );
   });
 });

@@ -18,20 +18,49 @@ export interface RealmSource {
 export type ProviderRealmRules = (config: RealmConfig) => ConfigIssue[];
 
 /**
- * Validates one realm (shape, then cross-field rules on what has the right shape) and throws
- * every issue at once.
+ * Validates one realm (shape, then cross-field rules on what has the right shape; only the rules
+ * for one `parsedRealm` marked) and throws every issue at once.
  */
 export function validateRealm(
   input: unknown,
   path = '',
   providerRules: ProviderRealmRules = () => [],
 ): RealmConfig {
+  if (parsedRealms.has(input as object))
+    return checkRules(input as RealmConfig, path, providerRules);
   const { issues, value, inInput } = salvage(realmSchema, input, path);
   const ruleIssues = value ? inInput([...realmIssues(value), ...providerRules(value)]) : [];
   if (!value || issues.length + ruleIssues.length > 0) {
     throw new ConfigError([...issues, ...ruleIssues]);
   }
   return value;
+}
+
+/** Realm configurations a realm schema already produced: their shape is not checked again. */
+const parsedRealms = new WeakSet<object>();
+
+/**
+ * Marks `config` as what `realmSchema`, or a schema extending it, made of a realm: given to the
+ * provider (a realm loader's answer) or to `validateRealm`, it is checked against the cross-field
+ * rules only, not parsed a second time (a realm's first request paid for both). For a host that
+ * parses the realms it stores with its own schema on every read; never for anything unparsed.
+ */
+export function parsedRealm<Config extends RealmConfig>(config: Config): Config {
+  parsedRealms.add(config);
+  return config;
+}
+
+/** The cross-field rules of core and of the provider, on a realm of the right shape. */
+function checkRules(
+  config: RealmConfig,
+  path: string,
+  providerRules: ProviderRealmRules,
+): RealmConfig {
+  const issues = [...realmIssues(config), ...providerRules(config)];
+  if (issues.length > 0) {
+    throw new ConfigError(issues.map((issue) => ({ ...issue, path: joinPath(path, issue.path) })));
+  }
+  return config;
 }
 
 /**

@@ -4,8 +4,9 @@ import {
   ConfigError,
   type ConfigIssue,
   MEMORY_STORE_DEFAULT_MAX_BYTES,
+  parsedRealm,
   providerLimitsSchema,
-  type RealmInput,
+  type RealmConfig,
   realmSchema,
   salvage,
   validateRealms,
@@ -249,11 +250,15 @@ export function parseServerConfig(input: unknown): ServerConfig {
   return { ...settings.data, realms: realms.value };
 }
 
-/** The realm as core's provider takes it, without the server-only keys. */
-export function providerRealm({ users: _users, ciba, ...realm }: ServerRealmConfig): RealmInput {
-  if (ciba === undefined) return realm;
+/**
+ * The realm as core's provider takes it, without the server-only keys. Parsed already (by the
+ * server's schema, which extends core's), it is marked so: core checks its cross-field rules
+ * without parsing it again.
+ */
+export function providerRealm({ users: _users, ciba, ...realm }: ServerRealmConfig): RealmConfig {
+  if (ciba === undefined) return parsedRealm(realm);
   const { authenticator: _authenticator, ...coreCiba } = ciba;
-  return { ...realm, ciba: coreCiba };
+  return parsedRealm({ ...realm, ciba: coreCiba });
 }
 
 /**

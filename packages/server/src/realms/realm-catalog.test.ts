@@ -1,4 +1,4 @@
-import { MemoryStore } from '@gatehouse-oidc/core';
+import { ConfigError, MemoryStore, validateRealm } from '@gatehouse-oidc/core';
 import { describe, expect, it, vi } from 'vitest';
 import { serverRealmSchema } from '../config/server-config.js';
 import { ApiRealms } from './api-realms.js';
@@ -91,6 +91,25 @@ describe('RealmCatalog', () => {
     now += 2_000;
     await catalog.find('a');
     expect(reads.mock.calls).toEqual([['a']]);
+  });
+
+  it('parses a realm read from the store once, and leaves its cross-field rules to the provider', async () => {
+    const { catalog, apiRealms } = await catalogOf([]);
+    // Written to the store behind the editor's back: an older version, or tampering.
+    await apiRealms.write('shape', undefined, { ...realm('shape'), access_token_ttl: 'forever' });
+    await expect(catalog.find('shape')).rejects.toThrow('access_token_ttl');
+
+    await apiRealms.write('rules', undefined, {
+      ...realm('rules'),
+      scopes: ['api:read', 'api:read'],
+    });
+    const found = await catalog.find('rules');
+    expect(() => validateRealm(found?.input, 'rules')).toThrow(ConfigError);
+    expect(() => validateRealm(found?.input, 'rules')).toThrow('rules.scopes[1]: is a duplicate');
+    // The shape is not parsed a second time: the provider builds the very object the catalog made.
+    const valid = await catalogOf(['ok']);
+    const input = (await valid.catalog.find('ok'))?.input;
+    expect(validateRealm(input)).toBe(input);
   });
 
   it('pages the realm names in the order of the full list: the file’s, then the API’s sorted', async () => {
