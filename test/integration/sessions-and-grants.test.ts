@@ -1,4 +1,8 @@
-import type { RecordOptions, ReplaceOptions } from '@gatehouse-oidc/core';
+import {
+  type RecordOptions,
+  type ReplaceOptions,
+  StoreUnavailableError,
+} from '@gatehouse-oidc/core';
 import { fakeClock } from '@gatehouse-oidc/core/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
@@ -321,12 +325,12 @@ describe('grants of a session', () => {
   /**
    * Makes the races of concurrent requests on one session land at the worst moment, as often as
    * asked: `revocations` times a replay of another code of the session revokes the grant a code
-   * is about to be written under; `sessionWrites` times another authorization writes the session
-   * between this one's read of it and its write.
+   * is about to be written under; `rivalWrites` tells, per namespace, how many times another
+   * request writes a record between this one's read of it and its write.
    */
   class RacedStore extends RecordingStore {
     revocations = 0;
-    sessionWrites = 0;
+    readonly rivalWrites = new Map<string, number>();
 
     override async add<T>(namespace: string, id: string, value: T, options?: RecordOptions) {
       if (namespace === 'authorization_code' && options?.grantId && this.revocations > 0) {
@@ -343,10 +347,10 @@ describe('grants of a session', () => {
       value: T,
       options?: ReplaceOptions,
     ) {
-      const read =
-        namespace === 'session' && this.sessionWrites > 0 && (await this.read(namespace, id));
+      const rivals = this.rivalWrites.get(namespace) ?? 0;
+      const read = rivals > 0 && (await this.read(namespace, id));
       if (read) {
-        this.sessionWrites--;
+        this.rivalWrites.set(namespace, rivals - 1);
         await super.replace(namespace, id, read.revision, read.value);
       }
       return super.replace(namespace, id, revision, value, options);
@@ -387,7 +391,22 @@ describe('grants of a session', () => {
   it('answers 503 temporarily_unavailable, not 500, when other requests keep writing the session', async () => {
     const { store, b } = await racedHarness();
     store.revocations = 1;
-    store.sessionWrites = Number.POSITIVE_INFINITY;
+    store.rivalWrites.set('session', Number.POSITIVE_INFINITY);
     expectOAuthError(await b.authorize({ prompt: 'none' }), 503, 'temporarily_unavailable');
+  });
+
+  it('answers 503 temporarily_unavailable, not 500, when other requests keep writing the consent', async () => {
+    const { store, b } = await racedHarness();
+    store.rivalWrites.set('user_consent', Number.POSITIVE_INFINITY);
+    expectOAuthError(await b.signIn({ prompt: 'consent' }), 503, 'temporarily_unavailable');
+  });
+
+  it('gives up ending a session other requests keep writing with StoreUnavailableError', async () => {
+    const { harness, store } = await racedHarness();
+    const [session] = await harness.provider.sessions.list('test', 'alice');
+    store.rivalWrites.set('session', Number.POSITIVE_INFINITY);
+    await expect(harness.provider.sessions.end('test', session?.sid ?? '')).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
   });
 });

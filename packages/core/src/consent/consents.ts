@@ -3,13 +3,14 @@ import { randomId } from '../crypto/random.js';
 import type { Realm } from '../realms/realm.js';
 import { userIndex, userRecords } from '../sessions/user-index.js';
 import type { Revised } from '../store/store.js';
+import { CHANGED, untilSettled } from '../store/transition.js';
 
 /** 0.4 kept scopes alone under `consent`; those records are left to expire (the user is asked again). */
 export const CONSENT_NAMESPACE = 'user_consent';
 /** A consent lapses a year after it was last given or in use (see `keepConsent`). */
 const CONSENT_TTL_SECONDS = 365 * 86_400;
-/** Compare-and-set attempts on one consent before giving up. */
-const MAX_UPDATE_ATTEMPTS = 4;
+/** Compare-and-set attempts on one consent before `keepConsent` gives up (it is best-effort). */
+const MAX_KEEP_ATTEMPTS = 4;
 
 /**
  * A user's consent to a client, the "grant" of the sessions-and-grants API: which scopes, since
@@ -63,9 +64,10 @@ export async function giveConsent(
 ): Promise<ConsentRecord> {
   const { store, realm } = context;
   const recordId = consentRecordId(realm, sub, clientId);
-  let current = known;
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-    current ??= await readConsent(context, sub, clientId);
+  let unread = known;
+  return untilSettled(async () => {
+    const current = unread ?? (await readConsent(context, sub, clientId));
+    unread = undefined;
     if (!current) {
       const given: ConsentRecord = {
         id: randomId(16),
@@ -75,24 +77,19 @@ export async function giveConsent(
         createdAt: nowSeconds(context),
       };
       const options = { ttlSeconds: CONSENT_TTL_SECONDS, grantId: userIndex(realm, sub) };
-      if (await store.add(CONSENT_NAMESPACE, recordId, given, options)) return given;
-    } else {
-      const covered = scopes.every((scope) => current?.value.scopes.includes(scope));
-      if (covered && !renew) return current.value;
-      const extended = {
-        ...current.value,
-        scopes: [...new Set([...current.value.scopes, ...scopes])],
-      };
-      if (
-        await store.replace(CONSENT_NAMESPACE, recordId, current.revision, extended, {
-          ttlSeconds: consentTtl(context, extended),
-        })
-      )
-        return extended;
+      return (await store.add(CONSENT_NAMESPACE, recordId, given, options)) ? given : CHANGED;
     }
-    current = undefined;
-  }
-  throw new Error('the consent kept changing while it was given');
+    const covered = scopes.every((scope) => current.value.scopes.includes(scope));
+    if (covered && !renew) return current.value;
+    const extended = {
+      ...current.value,
+      scopes: [...new Set([...current.value.scopes, ...scopes])],
+    };
+    const options = { ttlSeconds: consentTtl(context, extended) };
+    return (await store.replace(CONSENT_NAMESPACE, recordId, current.revision, extended, options))
+      ? extended
+      : CHANGED;
+  }, 'the consent');
 }
 
 /**
@@ -173,7 +170,7 @@ async function keepConsent(
   ttlSeconds: number,
 ): Promise<void> {
   const recordId = consentRecordId(context.realm, sub, clientId);
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+  for (let attempt = 0; attempt < MAX_KEEP_ATTEMPTS; attempt++) {
     const current = await readConsent(context, sub, clientId);
     if (current?.value.id !== consentId) return;
     const keepUntil = Math.max(current.value.keepUntil ?? 0, nowSeconds(context) + ttlSeconds);

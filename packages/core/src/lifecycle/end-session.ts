@@ -1,8 +1,6 @@
 import type { RealmContext } from '../context.js';
 import { SESSION_NAMESPACE, type SessionRecord } from '../sessions/session.js';
-
-/** Compare-and-set attempts on the record before giving up. */
-const MAX_ATTEMPTS = 8;
+import { CHANGED, untilSettled } from '../store/transition.js';
 
 /**
  * Ends a session: from the first step on it signs nobody in and takes no new grant, then every
@@ -17,18 +15,17 @@ export async function endSessionRecord(
   id: string,
 ): Promise<SessionRecord | undefined> {
   const { store } = context;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return untilSettled(async () => {
     const read = await store.read<SessionRecord>(SESSION_NAMESPACE, id);
     if (!read) return undefined;
     const record = read.value;
     if (
-      record.ended === true ||
-      (await store.replace(SESSION_NAMESPACE, id, read.revision, { ...record, ended: true }))
-    ) {
-      await Promise.all(record.grants.map((grant) => store.revokeGrant(grant.grantId)));
-      const { ended: _, ...asItWas } = record;
-      return (await store.delete(SESSION_NAMESPACE, id)) ? asItWas : undefined;
-    }
-  }
-  throw new Error('the session kept changing while it was ended');
+      record.ended !== true &&
+      !(await store.replace(SESSION_NAMESPACE, id, read.revision, { ...record, ended: true }))
+    )
+      return CHANGED;
+    await Promise.all(record.grants.map((grant) => store.revokeGrant(grant.grantId)));
+    const { ended: _, ...asItWas } = record;
+    return (await store.delete(SESSION_NAMESPACE, id)) ? asItWas : undefined;
+  }, 'the session');
 }
