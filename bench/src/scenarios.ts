@@ -1,4 +1,4 @@
-import type { ServerName } from './server-names.js';
+import { SERVER_NAMES, type ServerName } from './server-names.js';
 import type { GrantType } from './token-request.js';
 
 /**
@@ -44,20 +44,12 @@ export const DELEGATION_GRANTS = 'delegation_grants';
  * better-auth takes the user grants on PostgreSQL only: on its memory adapter every transaction
  * copies the whole database, so their cost would be that of the pool minted for them.
  */
-export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map([
-  [
-    'client_credentials',
-    [
-      'ours',
-      'ours-postgres',
-      'ours-redis',
-      'ours-standalone',
-      'ceiling',
-      'oidc-provider',
-      'better-auth',
-      'better-auth-postgres',
-    ],
-  ],
+export const SCENARIOS: ReadonlyMap<RequestScenarioName, readonly ServerName[]> = new Map<
+  RequestScenarioName,
+  readonly ServerName[]
+>([
+  // Every server answers client_credentials.
+  ['client_credentials', SERVER_NAMES],
   [
     'authorization_code',
     ['ours', 'ours-postgres', 'ours-redis', 'oidc-provider', 'better-auth-postgres'],
