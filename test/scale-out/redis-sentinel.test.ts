@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
+import { RedisStore } from '@gatehouse-oidc/store-redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisBinaries, SentinelGroup } from '../support/redis-servers.js';
 import { storeAt } from '../support/store-backends.js';
 import { FailoverWorld } from './failover-load.js';
@@ -23,6 +25,46 @@ describe.skipIf(!redisBinaries)('a Redis Sentinel group of one primary and one r
       await group?.stop();
     }
   });
+
+  it('reports no write done that no replica holds: with the replica frozen, writes fail', async () => {
+    const store = new RedisStore({ url: group.url, keyPrefix: 'frozen:', commandTimeoutMs: 400 });
+    try {
+      await store.set('code', 'before', { v: 1 });
+      const resume = await group.freezeReplica();
+      try {
+        await expect(store.consume('code', 'before')).rejects.toThrow(
+          new StoreUnavailableError(
+            'Redis did not replicate a write to 1 replica(s) within 200 ms',
+          ),
+        );
+      } finally {
+        resume();
+      }
+      expect(await store.consume('code', 'before')).toMatchObject({ firstUse: false });
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
+
+  it('holds the writes that answer in one turn with one WAIT for the replica', async () => {
+    const store = new RedisStore({ url: group.url, keyPrefix: 'turn:' });
+    try {
+      const primary = await group.primary();
+      const waits = async () =>
+        Number(
+          /cmdstat_wait:calls=(\d+)/.exec(await group.cli(primary, 'INFO', 'commandstats'))?.[1] ??
+            0,
+        );
+      await store.set('code', 'first', { v: 1 });
+      const before = await waits();
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => store.set('code', `turn-${index}`, { index })),
+      );
+      expect((await waits()) - before).toBe(1);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
 
   it('redeem no code twice and revive no refresh token while the primary fails over', async () => {
     await world.expectNothingRevived(await world.during(() => group.killPrimary()));

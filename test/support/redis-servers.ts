@@ -38,6 +38,14 @@ const serverArgs = (port: number, folder: string) => [
   `dump-${port}.rdb`,
 ];
 
+/** Stops the servers' processes where they are; the function returned lets them go on. */
+function freeze(servers: Array<ReturnType<ServerProcesses['start']> | undefined>): () => void {
+  for (const server of servers) server?.child.kill('SIGSTOP');
+  return () => {
+    for (const server of servers) server?.child.kill('SIGCONT');
+  };
+}
+
 /** One node of a cluster as CLUSTER NODES lists it. */
 export interface ClusterNode {
   id: string;
@@ -162,6 +170,12 @@ export class RedisCluster {
       (await this.cli(replica.port, 'ROLE')).startsWith('master'),
     );
     await this.settled();
+  }
+
+  /** Freezes every replica (SIGSTOP) until the function returned is called. */
+  async freezeReplicas(): Promise<() => void> {
+    const replicas = (await this.nodes()).filter((node) => !node.primary);
+    return freeze(replicas.map(({ port }) => this.#servers.get(port)));
   }
 
   /** Kills a primary that has a replica; resolves once the replica has taken over. */
@@ -323,6 +337,13 @@ export class SentinelGroup {
       }
       return true;
     });
+  }
+
+  /** Freezes the replica (SIGSTOP) until the function returned is called. */
+  async freezeReplica(): Promise<() => void> {
+    const primary = await this.primary();
+    const replica = this.dataPorts.find((port) => port !== primary) as number;
+    return freeze([this.#servers.get(replica)]);
   }
 
   /** Kills the primary; resolves once the sentinels have promoted the replica. */

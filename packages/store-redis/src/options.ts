@@ -16,15 +16,27 @@ export interface RedisStoreOptions {
    * a live connection, or for the connection to come back when it is down. Default 1000.
    */
   commandTimeoutMs?: number;
+  /**
+   * How many replicas must acknowledge a write before the store reports it done (Redis's
+   * `WAIT`), so that a primary failing over cannot take a consumed code, a rotated refresh token
+   * or a revocation with it: up to this many of the primary's connected replicas (a replica that
+   * is gone is not waited for). A write they do not acknowledge within half of
+   * `commandTimeoutMs` fails with `StoreUnavailableError`. Default 1 on a Cluster or a Sentinel
+   * group, 0 on one server.
+   */
+  waitForReplicas?: number;
 }
 
 export interface ValidRedisStoreOptions {
   topology: RedisTopology;
   keyPrefix: string;
   commandTimeoutMs: number;
+  waitForReplicas: number;
 }
 
-const KNOWN = new Set(['url', 'keyPrefix', 'commandTimeoutMs']);
+const KNOWN = new Set(['url', 'keyPrefix', 'commandTimeoutMs', 'waitForReplicas']);
+/** More than any deployment has replicas of one primary. */
+const MAX_REPLICAS = 16;
 const MAX_TIMEOUT_MS = 60_000;
 
 /** Why `prefix` cannot prefix the store's keys, or undefined when it can. */
@@ -59,8 +71,18 @@ export function validateOptions(options: RedisStoreOptions): ValidRedisStoreOpti
   )
     problem('commandTimeoutMs', `must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`);
 
+  const { waitForReplicas = topology === undefined || topology.kind === 'standalone' ? 0 : 1 } =
+    options;
+  if (
+    typeof waitForReplicas !== 'number' ||
+    !Number.isInteger(waitForReplicas) ||
+    waitForReplicas < 0 ||
+    waitForReplicas > MAX_REPLICAS
+  )
+    problem('waitForReplicas', `must be an integer from 0 to ${MAX_REPLICAS}`);
+
   if (issues.length > 0) throw new ConfigError(issues);
-  return { topology, keyPrefix, commandTimeoutMs } as ValidRedisStoreOptions;
+  return { topology, keyPrefix, commandTimeoutMs, waitForReplicas } as ValidRedisStoreOptions;
 }
 
 const URL_PROBLEM =

@@ -12,6 +12,7 @@ import { CLAIM_GRANT_SCRIPT, REPLACE_SCRIPT, SET_SCRIPT } from './scripts.js';
 describe('RedisStore options', () => {
   const url = 'redis://127.0.0.1:6379';
   const TIMEOUT_RANGE = 'must be an integer from 1 to 60000 (milliseconds)';
+  const REPLICAS_RANGE = 'must be an integer from 0 to 16';
   const URL_PROBLEM =
     'must be a redis:// or rediss:// URL, redis+cluster://host:port,… (seed nodes) or redis+sentinel://host:port,…/group (sentinels)';
   it.each([
@@ -28,8 +29,12 @@ describe('RedisStore options', () => {
     [
       { url, commandTimeout: 1000 },
       'commandTimeout',
-      'unknown option (known: url, keyPrefix, commandTimeoutMs)',
+      'unknown option (known: url, keyPrefix, commandTimeoutMs, waitForReplicas)',
     ],
+    [{ url, waitForReplicas: -1 }, 'waitForReplicas', REPLICAS_RANGE],
+    [{ url, waitForReplicas: 1.5 }, 'waitForReplicas', REPLICAS_RANGE],
+    [{ url, waitForReplicas: '1' }, 'waitForReplicas', REPLICAS_RANGE],
+    [{ url, waitForReplicas: 17 }, 'waitForReplicas', REPLICAS_RANGE],
   ])('refuses %o', (options, path, message) => {
     expect(() => new RedisStore(options as RedisStoreOptions)).toThrow(
       new ConfigError([{ path, message }]),
@@ -532,6 +537,24 @@ describe.skipIf(!url)('RedisStore', () => {
       proxy.restore();
       await new Promise((resolve) => setTimeout(resolve, 10)); // let the client see the close
       expect(await store.get('ns', 'blip')).toEqual({ v: 1 });
+    });
+
+    it('waits for no replica where the primary has none connected (test/scale-out waits for one)', async () => {
+      const store = openStore({ waitForReplicas: 1 });
+      const calls = async (command: string) =>
+        Number(
+          new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(
+            await admin.info('commandstats'),
+          )?.[1] ?? 0,
+        );
+      const [waits, roles] = [await calls('wait'), await calls('role')];
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => store.set('ns', `alone-${index}`, { index })),
+      );
+      expect(await store.consume('ns', 'alone-0')).toMatchObject({ firstUse: true });
+      expect(await calls('wait')).toBe(waits);
+      // Counted once for the next second, not once per write.
+      expect(await calls('role')).toBe(roles + 1);
     });
 
     it('throws a reply saying the command is wrong as it is, not as StoreUnavailableError', async () => {

@@ -17,6 +17,7 @@ import { createClient } from './client.js';
 import { isUnavailable, unavailable } from './errors.js';
 import { KeyLayout, splitMember } from './keys.js';
 import { type RedisStoreOptions, validateOptions } from './options.js';
+import { ReplicaAcknowledgement } from './replication.js';
 import {
   ADD_SCRIPT,
   CAP_SCRIPT,
@@ -95,7 +96,9 @@ const SCRIPTS = {
  * write that finds its grant closed (two: then the undo); expiry is Redis's own. Where a method
  * writes a record and then its grant's index or its caps, keys of two Cluster slots, it sends both
  * at once on one connection, where Redis runs them in order; on a Cluster it sends the second
- * once the first has answered.
+ * once the first has answered. On a Cluster or a Sentinel group a write then waits for a replica
+ * to acknowledge it (`waitForReplicas`; see replication.ts): one more round trip, shared by the
+ * writes that finish in the same turn.
  * Calls never queue while Redis is away: one that finds no connection waits at most
  * `commandTimeoutMs` for it to come back, and one whose reply does not come within
  * `commandTimeoutMs` fails; both with `StoreUnavailableError`, as do the replies saying Redis
@@ -109,6 +112,8 @@ export class RedisStore implements Store {
   readonly #inOrder: boolean;
   readonly #keys: KeyLayout;
   readonly #timeoutMs: number;
+  /** What every write awaits before it is reported done (nothing when no replica is awaited). */
+  readonly #replicated: ReplicaAcknowledgement;
   /** The last connection error, reported as the cause when a call finds no connection. */
   #lastError: unknown;
   /** Settles on the client's next `ready` or `end`; shared by every call waiting for it. */
@@ -119,7 +124,7 @@ export class RedisStore implements Store {
   readonly #metrics = { evicted: 0, shed: 0, refused: 0 };
 
   constructor(options: RedisStoreOptions) {
-    const { topology, keyPrefix, commandTimeoutMs } = validateOptions(options);
+    const { topology, keyPrefix, commandTimeoutMs, waitForReplicas } = validateOptions(options);
     this.#keys = new KeyLayout(keyPrefix);
     this.#timeoutMs = commandTimeoutMs;
     const scripts = Object.fromEntries(
@@ -128,6 +133,7 @@ export class RedisStore implements Store {
     const { client, inOrder } = createClient(topology, commandTimeoutMs, scripts);
     this.#client = client as Redis & ScriptCommands;
     this.#inOrder = inOrder;
+    this.#replicated = new ReplicaAcknowledgement(client, waitForReplicas, commandTimeoutMs);
     this.#client.on('error', (error: unknown) => {
       this.#lastError = error;
     });
@@ -148,11 +154,13 @@ export class RedisStore implements Store {
     const { json, pttl, member, key, revision } = this.#writeOf(namespace, id, value, options);
     if (pttl === EXPIRED) {
       await this.#call(() => this.#client.del(key));
+      await this.#replicated.of([key]);
       return;
     }
     const { grantId } = options;
     if (grantId === undefined) {
       await this.#call(() => this.#client.gatehouseSet(key, json, revision, pttl));
+      await this.#replicated.of([key]);
       return;
     }
     // Record first, then index. A revokeGrant that claims the index in between finds the grant
@@ -162,6 +170,7 @@ export class RedisStore implements Store {
       return Promise.all([written, this.#index(grantId, member, pttl, written)]);
     });
     if (indexed === 0) await this.#undo(key, grantId);
+    await this.#replicated.of([key, this.#keys.grantIndex(grantId)]);
   }
 
   async add<T>(
@@ -176,16 +185,19 @@ export class RedisStore implements Store {
       return (await this.#call(() => this.#client.exists(key))) === 0;
     }
     const { grantId } = options;
-    if (grantId === undefined)
-      return (await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl))) === 1;
+    if (grantId === undefined) {
+      const added = await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl));
+      await this.#replicated.of([key]);
+      return added === 1;
+    }
     // Indexed even when the add loses: a member whose record is not in the grant is ignored.
     const [added, indexed] = await this.#call(() => {
       const written = this.#client.gatehouseAdd(key, json, revision, pttl, grantId);
       return Promise.all([written, this.#index(grantId, member, pttl, written)]);
     });
-    if (indexed === 1) return added === 1;
-    if (added === 1) await this.#undo(key, grantId);
-    return false;
+    if (indexed === 0 && added === 1) await this.#undo(key, grantId);
+    await this.#replicated.of([key, this.#keys.grantIndex(grantId)]);
+    return indexed === 1 && added === 1;
   }
 
   /**
@@ -253,6 +265,8 @@ export class RedisStore implements Store {
         : this.#client.gatehouseConsume(key, noteJson),
     );
     if (reply === null) return undefined;
+    // A replay changed nothing: it needs no replica to refuse.
+    if (reply[1] === 1) await this.#replicated.of([key]);
     const result: ConsumeResult<T, N> = {
       value: JSON.parse(reply[0]) as T,
       firstUse: reply[1] === 1,
@@ -277,19 +291,17 @@ export class RedisStore implements Store {
   ): Promise<boolean> {
     const json = serialise(value);
     const member = this.#keys.member(namespace, id);
+    const key = this.#keys.recordOfMember(member);
     const pttl = options.ttlSeconds === undefined ? '' : expiry(options.ttlSeconds);
     const replaced = await this.#call(() =>
-      this.#client.gatehouseReplace(
-        this.#keys.recordOfMember(member),
-        json,
-        String(revision),
-        nextRevision(),
-        pttl,
-      ),
+      this.#client.gatehouseReplace(key, json, String(revision), nextRevision(), pttl),
     );
     // A record that now lives longer must stay listed in its grant's index as long (a renewed
     // session in its user's, say). The index only raises scores; a closed grant takes none.
-    if (typeof replaced === 'string') await this.#call(() => this.#index(replaced, member, pttl));
+    if (typeof replaced === 'string') {
+      await this.#call(() => this.#index(replaced, member, pttl));
+      await this.#replicated.of([key, this.#keys.grantIndex(replaced)]);
+    } else if (replaced !== 0) await this.#replicated.of([key]);
     return replaced !== 0;
   }
 
@@ -320,7 +332,11 @@ export class RedisStore implements Store {
     const drops = popped.flatMap((members, index) =>
       (members as string[]).map((victim) => ({ victim, tag: tags[index] as string })),
     );
-    if (drops.length === 0) return 0;
+    const written = [key, ...options.caps.map((cap) => this.#keys.cap(cap.key))];
+    if (drops.length === 0) {
+      await this.#replicated.of(written);
+      return 0;
+    }
     const deleted = await this.#call(() =>
       Promise.all(
         drops.map(({ victim, tag }) =>
@@ -341,6 +357,11 @@ export class RedisStore implements Store {
         ),
       );
     }
+    await this.#replicated.of([
+      ...written,
+      ...drops.map(({ victim }) => this.#keys.recordOfMember(victim)),
+      ...leftIn.map(({ cap }) => this.#keys.cap(cap)),
+    ]);
     const dropped = deleted.filter((caps) => caps).length;
     this.#metrics.evicted += dropped;
     return dropped;
@@ -354,7 +375,9 @@ export class RedisStore implements Store {
     // The grant's index keeps the member: listGrant and revokeGrant skip members whose record
     // is gone or has moved to another grant.
     const key = this.#keys.record(namespace, id);
-    return (await this.#call(() => this.#client.del(key))) === 1;
+    const deleted = await this.#call(() => this.#client.del(key));
+    await this.#replicated.of([key]);
+    return deleted === 1;
   }
 
   async listGrant(grantId: string): Promise<RecordKey[]> {
@@ -380,7 +403,10 @@ export class RedisStore implements Store {
         CLOSED_MS,
       ),
     );
-    if (members.length === 0) return [];
+    if (members.length === 0) {
+      await this.#replicated.of([revoking]);
+      return [];
+    }
     const removed = await this.#call(() =>
       Promise.all(
         members.map((member) =>
@@ -392,6 +418,10 @@ export class RedisStore implements Store {
     // records are gone. Sent with them, it could overtake one: ioredis re-sends a script Redis
     // answered NOSCRIPT (after a restart or a SCRIPT FLUSH), and that copy runs after the ZREM.
     await this.#call(() => this.#client.zrem(revoking, members));
+    await this.#replicated.of([
+      revoking,
+      ...members.map((member) => this.#keys.recordOfMember(member)),
+    ]);
     return members.filter((_, index) => removed[index] === 1).map(splitMember);
   }
 
