@@ -25,7 +25,7 @@ import { tokenRequestBody } from './token-request.js';
  * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) as for `pnpm bench`;
  * BENCH_SCENARIOS picks scenarios, BENCH_CODES_PER_SECOND sizes the code pools and
  * BENCH_CLUSTER_REPLICAS gives each primary replicas (their CPU is printed apart, not in the
- * ratio). Each Redis process's idle CPU is measured first, over a run's length, and the ratio is
+ * ratio) and BENCH_WAIT_FOR_REPLICAS sets the store's `waitForReplicas`. Each Redis process's idle CPU is measured first, over a run's length, and the ratio is
  * also given with it set aside. Every process shares the machine's cores: Redis CPU per request
  * is the figure to compare, rates move with the machine's load.
  */
@@ -36,6 +36,11 @@ const WARMUP = Math.max(1, Math.round(DURATION / 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Replicas per primary (BENCH_CLUSTER_REPLICAS, default none): their CPU is shown apart. */
 const REPLICAS = Number(process.env.BENCH_CLUSTER_REPLICAS ?? 0);
+/** The store's `waitForReplicas` (BENCH_WAIT_FOR_REPLICAS; its default when unset). */
+const WAIT_FOR_REPLICAS =
+  process.env.BENCH_WAIT_FOR_REPLICAS === undefined
+    ? undefined
+    : Number(process.env.BENCH_WAIT_FOR_REPLICAS);
 /** Codes minted per second of a code-exchange run: more than it can redeem. */
 const CODES_PER_SECOND = Number(process.env.BENCH_CODES_PER_SECOND ?? 800);
 const ALL_SCENARIOS = ['client_credentials', 'authorization_code'] as const;
@@ -58,7 +63,12 @@ async function serve(url: string): Promise<void> {
   const server: RunningServer = await startOurs({
     // A loaded machine can hold a reply up past the default second: a bench wants throughput,
     // not the failure bound.
-    store: new RedisStore({ url, keyPrefix, commandTimeoutMs: 10_000 }),
+    store: new RedisStore({
+      url,
+      keyPrefix,
+      commandTimeoutMs: 10_000,
+      ...(WAIT_FOR_REPLICAS !== undefined && { waitForReplicas: WAIT_FOR_REPLICAS }),
+    }),
     prefix: keyPrefix,
     cleanUp: async () => {},
   });

@@ -147,6 +147,18 @@ const INVALID: { name: string; changes: Record<string, unknown>; path: string; m
       message: 'applies to redis:// stores only, not to the postgres store',
     },
     {
+      name: 'a replica count on a PostgreSQL store',
+      changes: { store: 'postgresql://db/gatehouse', store_options: { wait_for_replicas: 1 } },
+      path: 'store_options.wait_for_replicas',
+      message: 'applies to redis:// stores only, not to the postgres store',
+    },
+    {
+      name: 'more replicas awaited than Redis can have in reason',
+      changes: { store: 'redis+cluster://c1:7000', store_options: { wait_for_replicas: 17 } },
+      path: 'store_options.wait_for_replicas',
+      message: 'expected number to be <=16',
+    },
+    {
       name: 'a store setting on the memory store',
       changes: { store_options: { timeout_ms: 100 } },
       path: 'store_options.timeout_ms',

@@ -91,7 +91,7 @@ describe('createStore', () => {
     await expect(postgres.ping()).rejects.toThrow(StoreUnavailableError);
     const redis = createStore({
       store: 'redis://127.0.0.1:1',
-      store_options: { ...settings, key_prefix: 'idp:', timeout_ms: 100 },
+      store_options: { ...settings, key_prefix: 'idp:', timeout_ms: 100, wait_for_replicas: 0 },
     });
     expect(redis).toBeInstanceOf(RedisStore);
     await expect(redis.ping()).rejects.toThrow(StoreUnavailableError);

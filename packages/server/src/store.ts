@@ -117,6 +117,9 @@ export function createStore(config: StoreConfig, options: { now?: () => number }
         url: store,
         ...(settings.key_prefix !== undefined && { keyPrefix: settings.key_prefix }),
         ...(settings.timeout_ms !== undefined && { commandTimeoutMs: settings.timeout_ms }),
+        ...(settings.wait_for_replicas !== undefined && {
+          waitForReplicas: settings.wait_for_replicas,
+        }),
       });
   }
 }

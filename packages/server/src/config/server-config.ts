@@ -74,6 +74,15 @@ const storeOptionsSchema = z.strictObject({
     .superRefine(storeRule(keyPrefixProblem))
     .optional()
     .describe('Redis: put before every key. Default "gatehouse:".'),
+  wait_for_replicas: z
+    .number()
+    .int()
+    .min(0)
+    .max(16)
+    .optional()
+    .describe(
+      "Redis: how many of a primary's connected replicas must acknowledge a write before it counts as done, so a failover cannot revive a used code or a revoked token. Default 1 on a Cluster or Sentinel group, 0 on one server.",
+    ),
   max_bytes: z
     .number()
     .int()
@@ -96,6 +105,7 @@ const STORE_SETTINGS: Readonly<Record<keyof z.input<typeof storeOptionsSchema>, 
   pool_size: ['postgres'],
   timeout_ms: ['postgres', 'redis'],
   key_prefix: ['redis'],
+  wait_for_replicas: ['redis'],
   max_bytes: ['memory'],
   migrate_on_start: ['postgres'],
 };
