@@ -1,4 +1,6 @@
+import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import type { Server } from '@gatehouse-oidc/server';
+import { RedisStore } from '@gatehouse-oidc/store-redis';
 import { expect } from 'vitest';
 import { type Issued, LifecycleWorld } from '../lifecycle/lifecycle-world.js';
 import { basicAuthorization, form, SECRETS } from '../support/fixtures.js';
@@ -62,6 +64,8 @@ export class FailoverWorld {
       recovered: new Map(),
     };
     let faultOver = false;
+    /** Set when the run fails: the workers stop rather than outlive the test. */
+    let stopped = false;
     const recovered = () =>
       record.rotated.length >= MIN_ROTATIONS &&
       [this.world.a, this.world.b].every(
@@ -69,7 +73,7 @@ export class FailoverWorld {
       );
     const worker = async (index: number) => {
       const session = this.sessions[index] as Issued;
-      for (let round = index; !(faultOver && recovered()); round++) {
+      for (let round = index; !stopped && !(faultOver && recovered()); round++) {
         const [first, second] =
           round % 2 === 0 ? [this.world.a, this.world.b] : [this.world.b, this.world.a];
         const full = await this.#round(session, first, second, record, round % 4 < 2);
@@ -79,17 +83,29 @@ export class FailoverWorld {
     const workers = Array.from({ length: WORKERS }, (_, index) => worker(index));
     // Some load before the fault, so it strikes requests in flight.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await fault();
+      try {
+        await fault();
+      } finally {
+        faultOver = true;
+      }
+      await Promise.race([
+        Promise.all(workers),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error('the servers did not recover within 30 s')),
+            30_000,
+          );
+        }),
+      ]);
+    } catch (error) {
+      stopped = true;
+      await Promise.allSettled(workers);
+      throw error;
     } finally {
-      faultOver = true;
+      clearTimeout(timer);
     }
-    await Promise.race([
-      Promise.all(workers),
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error('the servers did not recover within 30 s')), 30_000),
-      ),
-    ]);
     return record;
   }
 
@@ -165,5 +181,34 @@ export class FailoverWorld {
     expect(refreshes.map((answer) => answer.statusCode).filter((status) => status !== 400)).toEqual(
       [],
     );
+  }
+}
+
+/**
+ * With the replicas of a Redis Cluster or Sentinel group frozen by `freeze`, a code's consume
+ * fails as unavailable instead of being reported done, and once they are back (`settle`) the
+ * code stays used: the consume stood on the primary.
+ */
+export async function expectUnreplicatedWritesRefused(
+  url: string,
+  freeze: () => Promise<() => void>,
+  settle: () => Promise<void>,
+): Promise<void> {
+  const store = new RedisStore({ url, keyPrefix: 'frozen:', commandTimeoutMs: 400 });
+  try {
+    await store.set('code', 'before', { v: 1 });
+    const resume = await freeze();
+    try {
+      await expect(store.consume('code', 'before')).rejects.toThrow(
+        new StoreUnavailableError('Redis did not replicate a write to 1 replica(s) within 200 ms'),
+      );
+      await expect(store.set('code', 'during', { v: 1 })).rejects.toThrow(StoreUnavailableError);
+    } finally {
+      resume();
+    }
+    await settle();
+    expect(await store.consume('code', 'before')).toMatchObject({ firstUse: false });
+  } finally {
+    await store.close();
   }
 }
