@@ -3,8 +3,9 @@ import { runInNewContext } from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import type { SigningKey } from '@gatehouse-oidc/core';
 import { describeSignerContract } from '@gatehouse-oidc/core/testing';
-import { base64url, compactVerify } from 'jose';
+import { base64url, compactVerify, importJWK } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
+import { jwkThumbprint } from '../../core/src/dpop/thumbprint.js';
 import { generateSigningKey } from '../../core/src/keys/generate.js';
 import { nodeCryptoSigner } from './node-crypto-signer.js';
 
@@ -166,6 +167,31 @@ describe('nodeCryptoSigner past its key limit', () => {
     await expect(compactVerify(jws, first.publicJwk)).resolves.toBeDefined();
     expect(workers.at(-1)).toBe(thread);
   }, 30_000);
+});
+
+describe('nodeCryptoSigner making keys', () => {
+  it.each(['ES256', 'EdDSA', 'RS256', 'PS256'] as const)(
+    'makes %s key pairs it signs with and jose verifies, the public half without the private',
+    async (alg) => {
+      const signer = nodeCryptoSigner();
+      const pair = await signer.generateKeyPair?.(alg);
+      if (!pair) throw new Error('nodeCryptoSigner makes no keys');
+      expect(pair.publicJwk).not.toHaveProperty('d');
+      const kid = jwkThumbprint(pair.publicJwk);
+      const key: SigningKey = {
+        kid: kid as string,
+        alg,
+        privateJwk: { ...pair.privateJwk, kid, alg },
+        publicJwk: { ...pair.publicJwk, kid, alg, use: 'sig' },
+        createdAt: NOW,
+      };
+      const jws = await compactJws(signer, key, { alg });
+      await expect(compactVerify(jws, await importJWK(key.publicJwk, alg))).resolves.toBeDefined();
+      // Each pair is new.
+      const other = await signer.generateKeyPair?.(alg);
+      expect(other?.publicJwk).not.toEqual(pair.publicJwk);
+    },
+  );
 });
 
 describe('nodeCryptoSigner churning through keys', () => {
