@@ -105,6 +105,8 @@ try {
     nodeArguments: [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
+      // More of node's or V8's flags for it, space-separated (`--single-threaded-gc`).
+      ...(env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
       '--expose-gc',
       '--import',
       MEMORY_PROBE,
@@ -257,7 +259,15 @@ async function listRealms(server: Standalone): Promise<void> {
     const query = new URLSearchParams({ limit: String(PAGE), ...(cursor ? { cursor } : {}) });
     const response = await server.admin(`/realms?${query}`);
     const page = (await response.json()) as { realms: string[]; next_cursor?: string };
-    if (response.status !== 200) throw new Error(`a page of realms answered ${response.status}`);
+    if (response.status !== 200) {
+      // A finding, not a failure of the bench: each page lists every realm's name in the store
+      // (100,000 realms came near the store's 2 s statement timeout, and a page went past it).
+      console.log(
+        `page ${pages + 1} answered ${response.status} after ` +
+          `${Math.round(performance.now() - pageStarted)} ms: ${JSON.stringify(page)}`,
+      );
+      return;
+    }
     slowest.ms = Math.max(slowest.ms, performance.now() - pageStarted);
     pages++;
     listed += page.realms.length;
