@@ -68,7 +68,7 @@ export type {
 export { InteractionError } from './interactions/interactions.js';
 export type { JwsVerifier, VerificationAlgorithm } from './keys/jws-verifier.js';
 export type { KeyStore } from './keys/key-store.js';
-export type { JwsSigner, PublicJwk, SigningKey } from './keys/signing-key.js';
+export type { JwsSigner, KeyPairJwks, PublicJwk, SigningKey } from './keys/signing-key.js';
 export { StoreKeyStore } from './keys/store-key-store.js';
 export { webCryptoSigner } from './keys/webcrypto-signer.js';
 export { webCryptoVerifier } from './keys/webcrypto-verifier.js';

@@ -3,8 +3,12 @@ import { clientKeyPair, FORM_HEADERS, form, SECRETS, testRealm } from '../test-s
 import { bodyLimit } from './adapter/index.js';
 import { ConfigError } from './config/issues.js';
 import type { RealmInput } from './config/realm.js';
+import type { SigningAlgorithm } from './config/signing-algorithms.js';
 import { StoreUnavailableError } from './errors/oauth-error.js';
 import type { GatehouseRequest, GatehouseResponse } from './http/types.js';
+import { webCryptoKeyPair } from './keys/generate.js';
+import type { KeyPairJwks } from './keys/signing-key.js';
+import { webCryptoSigner } from './keys/webcrypto-signer.js';
 import { fetchTransport } from './outbound/fetch-transport.js';
 import { createProvider, type ProviderOptions } from './provider.js';
 import type { Store } from './store/store.js';
@@ -151,6 +155,28 @@ function issuesOf(options: unknown) {
   }
   return [];
 }
+
+describe('createProvider signer', () => {
+  it("makes the realm's keys with the signer's generateKeyPair when it has one", async () => {
+    const made: KeyPairJwks[] = [];
+    const signer = {
+      ...webCryptoSigner(),
+      generateKeyPair: async (alg: SigningAlgorithm) => {
+        const pair = await webCryptoKeyPair(alg);
+        made.push(pair);
+        return pair;
+      },
+    };
+    const response = await provider({ signer }).handle(request('GET', '/oauth/test/jwks'));
+    expect(response.status).toBe(200);
+    const published = (json(response) as { keys: Array<{ x?: string; n?: string }> }).keys;
+    // Every key the realm publishes (its signing_alg's and RS256 for ID tokens) is one it made.
+    expect(made.length).toBeGreaterThan(0);
+    expect(published.map((key) => key.x ?? key.n).sort()).toEqual(
+      made.map(({ publicJwk }) => publicJwk.x ?? publicJwk.n).sort(),
+    );
+  });
+});
 
 describe('createProvider options at run time', () => {
   it('refuses a call without options', () => {

@@ -316,10 +316,14 @@ export function createProvider(options: ProviderOptions): Provider {
     }
   };
   const outbound = boundedFetcher(options.outbound ?? fetchTransport(options.fetch));
+  const signer = options.signer ?? webCryptoSigner();
+  const generateKeyPair = signer.generateKeyPair?.bind(signer);
   const context: ProviderContext = {
     store,
-    keys: options.keys ?? new StoreKeyStore(store, { now }),
-    signer: options.signer ?? webCryptoSigner(),
+    keys:
+      options.keys ??
+      new StoreKeyStore(store, { now, ...(generateKeyPair && { generateKeyPair }) }),
+    signer,
     verifier: options.verifier ?? webCryptoVerifier(),
     now,
     maxBodyBytes,

@@ -1,5 +1,18 @@
-import { constants, createPrivateKey, type SignKeyObjectInput } from 'node:crypto';
-import type { SigningKey, VerificationAlgorithm } from '@gatehouse-oidc/core';
+import {
+  constants,
+  createPrivateKey,
+  generateKeyPair,
+  generateKeyPairSync,
+  type KeyObject,
+  type SignKeyObjectInput,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+import type {
+  KeyPairJwks,
+  SigningAlgorithm,
+  SigningKey,
+  VerificationAlgorithm,
+} from '@gatehouse-oidc/core';
 
 /**
  * What `node:crypto.sign` needs for one key: the digest name and the KeyObject with its options.
@@ -51,4 +64,33 @@ export function prepareKey(key: SigningKey): PreparedKey {
     digest,
     key: { ...options, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) },
   };
+}
+
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+/**
+ * A new key pair for `alg` as JWKs. EC and Ed25519 keys are made on the event loop: a P-256 key
+ * takes tens of microseconds, less than the thread pool's round trip WebCrypto makes for it. An
+ * RSA key takes tens of milliseconds and is made on the thread pool.
+ */
+export async function generateKeyPairJwks(alg: SigningAlgorithm): Promise<KeyPairJwks> {
+  const { privateKey, publicKey } = await keyPairFor(alg);
+  return {
+    privateJwk: privateKey.export({ format: 'jwk' }),
+    publicJwk: publicKey.export({ format: 'jwk' }),
+  };
+}
+
+async function keyPairFor(
+  alg: SigningAlgorithm,
+): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
+  switch (alg) {
+    case 'ES256':
+      return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    case 'EdDSA':
+      return generateKeyPairSync('ed25519');
+    case 'RS256':
+    case 'PS256':
+      return generateRsaKeyPair('rsa', { modulusLength: 2048 });
+  }
 }

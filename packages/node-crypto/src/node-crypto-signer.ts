@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { JwsSigner, SigningKey } from '@gatehouse-oidc/core';
 import { KeyCache, signingMaterial } from '@gatehouse-oidc/core/adapter';
-import { type PreparedKey, prepareKey } from './algorithms.js';
+import { generateKeyPairJwks, type PreparedKey, prepareKey } from './algorithms.js';
 import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.js';
 
 /** How a job's result settles its caller. */
@@ -155,6 +155,7 @@ export function nodeCryptoSigner(): JwsSigner {
   }
 
   return {
+    generateKeyPair: generateKeyPairJwks,
     sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
       return new Promise((resolve, reject) => {
         const prepared = signingKeys.get(

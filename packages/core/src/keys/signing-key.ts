@@ -26,6 +26,20 @@ export type PublicJwk = JWK & { readonly alg: SigningAlgorithm };
 export interface JwsSigner {
   /** The raw JWS signature (for ECDSA: r‖s, not DER) of the signing input. */
   sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array>;
+  /**
+   * A new key pair for `alg` (RS256 and PS256: 2048-bit RSA; EdDSA: Ed25519), as JWKs. Optional:
+   * the provider's key store makes a realm's keys with it when the signer has it, with WebCrypto
+   * otherwise. `nodeCryptoSigner` makes EC and Ed25519 keys in process, where WebCrypto's
+   * round trip through the thread pool cost several times the key itself at a realm's first
+   * token (docs/performance.md).
+   */
+  generateKeyPair?(alg: SigningAlgorithm): Promise<KeyPairJwks>;
+}
+
+/** A key pair as two JWKs, without `kid`, `alg` or `use`. */
+export interface KeyPairJwks {
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
 }
 
 /**

@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RealmInput } from '../config/realm.js';
+import { jwkThumbprint } from '../dpop/thumbprint.js';
 import { buildRealm, type Realm } from '../realms/realm.js';
 import { validateRealm } from '../realms/realm-source.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { fakeClock } from '../testing/clock.js';
+import { webCryptoKeyPair } from './generate.js';
+import type { KeyPairJwks } from './signing-key.js';
 import { StoreKeyStore } from './store-key-store.js';
 
 /** Must match StoreKeyStore: retired keys stay published this long past the realm's longest lifetime. */
@@ -43,6 +46,30 @@ describe('StoreKeyStore', () => {
     expect(await store.get('signing_key', 'keys/2')).toBeUndefined();
     expect((await keys.currentKey(realm)).kid).toBe(first.kid);
     expect((await keyStore().currentKey(realm)).kid).toBe(first.kid);
+  });
+
+  it('makes its keys with the key pair maker it is given, named by their thumbprint', async () => {
+    const { clock, store } = setup();
+    const made: KeyPairJwks[] = [];
+    const keys = new StoreKeyStore(store, {
+      now: clock.now,
+      generateKeyPair: async (alg) => {
+        const pair = await webCryptoKeyPair(alg);
+        made.push(pair);
+        return pair;
+      },
+    });
+    const key = await keys.currentKey(realm);
+
+    expect(made).toHaveLength(1);
+    expect(key.privateJwk).toMatchObject({ ...made[0]?.privateJwk, kid: key.kid, alg: 'ES256' });
+    expect(key.publicJwk).toEqual({
+      ...made[0]?.publicJwk,
+      kid: key.kid,
+      alg: 'ES256',
+      use: 'sig',
+    });
+    expect(key.kid).toBe(jwkThumbprint(made[0]?.publicJwk ?? {}));
   });
 
   it('generates one key however many requests ask at once', async () => {

@@ -3,10 +3,10 @@ import type { SigningAlgorithm } from '../config/signing-algorithms.js';
 import type { Realm } from '../realms/realm.js';
 import { LOADED_REALMS_LIMIT, RecentlyUsed } from '../realms/recently-used.js';
 import type { Store } from '../store/store.js';
-import { generateSigningKey } from './generate.js';
+import { generateSigningKey, type KeyPairMaker, webCryptoKeyPair } from './generate.js';
 import { publishedKeys, usableKey } from './key-schedule.js';
 import type { KeyStore } from './key-store.js';
-import type { SigningKey } from './signing-key.js';
+import type { JwsSigner, SigningKey } from './signing-key.js';
 
 const NAMESPACE = 'signing_key';
 /** How long an instance trusts its cached key list before looking for keys other instances made. */
@@ -32,11 +32,24 @@ export class StoreKeyStore implements KeyStore {
   readonly #realms: RecentlyUsed<RealmKeys>;
   readonly #generating = new Map<string, Promise<SigningKey>>();
   readonly #reading = new Map<string, Promise<RealmKeys>>();
+  readonly #makePair: KeyPairMaker;
 
-  constructor(store: Store, options: { now?: () => number; maxRealms?: number } = {}) {
+  /**
+   * `generateKeyPair` makes the key pairs (the provider passes its signer's, when it has one);
+   * WebCrypto's by default.
+   */
+  constructor(
+    store: Store,
+    options: {
+      now?: () => number;
+      maxRealms?: number;
+      generateKeyPair?: JwsSigner['generateKeyPair'];
+    } = {},
+  ) {
     this.#store = store;
     this.#now = options.now ?? Date.now;
     this.#realms = new RecentlyUsed(options.maxRealms ?? LOADED_REALMS_LIMIT);
+    this.#makePair = options.generateKeyPair ?? webCryptoKeyPair;
   }
 
   async currentKey(
@@ -96,7 +109,7 @@ export class StoreKeyStore implements KeyStore {
         ? undefined
         : usableKey(state.keys, realm, alg, this.#nowSeconds());
       if (theirs) return theirs;
-      key ??= await generateSigningKey(alg, this.#nowSeconds());
+      key ??= await generateSigningKey(alg, this.#nowSeconds(), this.#makePair);
       const position = state.keys.length + 1;
       if (await this.#store.add(NAMESPACE, `${realm.name}/${position}`, key)) {
         // A concurrent refresh may already have read our key back.
