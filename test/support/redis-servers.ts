@@ -354,9 +354,17 @@ export class SentinelGroup {
     this.#servers.delete(primary);
     server?.child.kill('SIGKILL');
     await server?.exited;
-    await waitFor('the replica to be promoted', async () =>
-      (await this.cli(replica, 'ROLE')).startsWith('master'),
-    );
+    try {
+      await waitFor('the replica to be promoted', async () =>
+        (await this.cli(replica, 'ROLE')).startsWith('master'),
+      );
+    } catch (error) {
+      // What the sentinels said of the failover is what explains one that did not happen.
+      const logs = this.sentinelPorts.map(
+        (port) => `sentinel ${port}:\n${this.#servers.get(port)?.output() ?? ''}`,
+      );
+      throw new Error(`${(error as Error).message}\n${logs.join('\n')}`, { cause: error });
+    }
     await this.agreeOn(replica);
   }
 
