@@ -123,6 +123,27 @@ describe('RealmCatalog', () => {
     expect(await catalog.page(2, 'delta')).toEqual({ names: ['echo'], more: false });
   });
 
+  it('lists the realms of the API once for all the pages, and again after a change', async () => {
+    let now = 0;
+    const { catalog, apiRealms, store } = await catalogOf(['a', 'b', 'c', 'd'], {
+      now: () => now,
+    });
+    const listings = vi.spyOn(apiRealms, 'names');
+    expect(await catalog.page(2)).toEqual({ names: ['a', 'b'], more: true });
+    expect(await catalog.page(2, 'b')).toEqual({ names: ['c', 'd'], more: false });
+    expect(listings).toHaveBeenCalledTimes(1);
+
+    // A realm written through this instance is listed at once.
+    await apiRealms.write('e', undefined, realm('e'));
+    catalog.forget('e');
+    expect(await catalog.page(10, 'd')).toEqual({ names: ['e'], more: false });
+    // One written through another instance, once the change is seen.
+    await new ApiRealms(store, new SecretBox(COOKIE_SECRET)).write('f', undefined, realm('f'));
+    now += 2_000;
+    expect(await catalog.page(10, 'd')).toEqual({ names: ['e', 'f'], more: false });
+    expect(listings).toHaveBeenCalledTimes(3);
+  });
+
   it('continues after a realm of the API deleted since the previous page', async () => {
     const { catalog, apiRealms } = await catalogOf(['bravo', 'charlie', 'delta']);
     await apiRealms.delete('charlie');

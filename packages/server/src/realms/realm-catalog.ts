@@ -70,6 +70,11 @@ export class RealmCatalog {
   #generation: { value: number; until: number } | undefined;
   /** The read of the generation under way, which every lookup meanwhile waits for. */
   #generationRead: Promise<number> | undefined;
+  /**
+   * The names of the API's realms, sorted, as listed at a generation: paging through many
+   * realms lists them once, not once a page.
+   */
+  #apiNames: { generation: number; names: Promise<string[]> } | undefined;
   /** The latest known version of each realm of the API, for the lookups that cannot wait. */
   readonly #latest: RecentlyUsed<ApiRealm>;
   /** The revision of each realm whose secrets did not open, once told: each is told once. */
@@ -132,8 +137,19 @@ export class RealmCatalog {
 
   /** Every realm's name: the file's in their order, then the API's. */
   async names(): Promise<string[]> {
-    const api = (await this.#api.names()).filter((name) => !this.#file.has(name)).sort();
-    return [...this.#file.keys(), ...api];
+    const generation = await this.#currentGeneration();
+    let listed = this.#apiNames;
+    if (listed?.generation !== generation) {
+      const names = this.#api
+        .names()
+        .then((api) => api.filter((name) => !this.#file.has(name)).sort());
+      listed = { generation, names };
+      this.#apiNames = listed;
+      names.catch(() => {
+        if (this.#apiNames === listed) this.#apiNames = undefined;
+      });
+    }
+    return [...this.#file.keys(), ...(await listed.names)];
   }
 
   /**
@@ -163,6 +179,7 @@ export class RealmCatalog {
   /** After a write through this instance: the next lookup reads the store again. */
   forget(name: string): void {
     this.#reads.delete(name);
+    this.#apiNames = undefined;
   }
 
   /** The realms' generation, read again once older than `cacheMs`, one read at a time. */
