@@ -8,6 +8,7 @@ import {
   consumeRefreshToken,
   findRefreshToken,
   type RefreshTokenRecord,
+  refreshTokenId,
   rotationNote,
   successorToken,
   withinRotationGrace,
@@ -35,8 +36,9 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   const token = params.get('refresh_token');
   if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
 
+  const tokenId = refreshTokenId(context, token);
   const [found, clientRevocation] = await Promise.all([
-    findRefreshToken(context, token),
+    findRefreshToken(context, tokenId),
     clientRevokedBefore(context, client.id),
   ]);
   // One description for unknown and foreign tokens: the answer does not confirm a token exists.
@@ -60,7 +62,7 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   if (isFapi2(context.realm.config)) {
     return userTokenResponse(context, client, { ...issue, ...bound, keepsRefreshToken: true });
   }
-  const consumed = await consumeRefreshToken(context, token, rotationNote(context));
+  const consumed = await consumeRefreshToken(context, tokenId, rotationNote(context));
   const consumedAtMs = context.now();
   if (!consumed) throw unusable();
   const { note } = consumed;
