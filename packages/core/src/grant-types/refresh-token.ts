@@ -3,6 +3,7 @@ import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
+import { extended } from '../objects/extended.js';
 import type { Client } from '../realms/realm.js';
 import {
   consumeRefreshToken,
@@ -60,7 +61,11 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   const bound = dpopJkt === undefined ? {} : { dpopJkt };
   // FAPI 2.0 SP §5.3.2.1-9: no rotation; the token is as sender-constrained as its client is.
   if (isFapi2(context.realm.config)) {
-    return userTokenResponse(context, client, { ...issue, ...bound, keepsRefreshToken: true });
+    return userTokenResponse(
+      context,
+      client,
+      extended(issue, { keepsRefreshToken: true, ...bound }),
+    );
   }
   const consumed = await consumeRefreshToken(context, tokenId, rotationNote(context));
   const consumedAtMs = context.now();
@@ -73,13 +78,16 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
       'the refresh token was already used; its grant is revoked',
     );
   }
-  return userTokenResponse(context, client, {
-    ...issue,
-    refreshTokenExp: found.exp,
-    ...(note && { refreshToken: successorToken(token, note) }),
-    consumedAtMs,
-    ...bound,
-  });
+  return userTokenResponse(
+    context,
+    client,
+    extended(issue, {
+      refreshTokenExp: found.exp,
+      ...(note && { refreshToken: successorToken(token, note) }),
+      consumedAtMs,
+      ...bound,
+    }),
+  );
 };
 
 function userGrantOf(record: RefreshTokenRecord) {

@@ -3,6 +3,7 @@ import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { ClosedGrantError } from '../lifecycle/closed-grant.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
+import { extended } from '../objects/extended.js';
 import type { ConsumeResult } from '../store/store.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
@@ -30,7 +31,7 @@ export async function issueAuthorizationCode(
 ): Promise<string> {
   const code = randomId(32);
   const ttl = context.realm.config.authorization_code_ttl;
-  const record: AuthorizationCodeRecord = { ...details, exp: nowSeconds(context) + ttl };
+  const record: AuthorizationCodeRecord = extended(details, { exp: nowSeconds(context) + ttl });
   const kept = await context.store.add(
     AUTHORIZATION_CODE_NAMESPACE,
     authorizationCodeId(context, code),

@@ -5,6 +5,7 @@ import { base64urlFromBytes } from '../crypto/base64url.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
+import { extended } from '../objects/extended.js';
 import type { ConsumeResult } from '../store/store.js';
 
 export const REFRESH_TOKEN_NAMESPACE = 'refresh_token';
@@ -42,13 +43,12 @@ export async function issueRefreshToken(
   const issued = token ?? randomId(32);
   const iatMs = context.now();
   const iat = Math.floor(iatMs / 1000);
-  const record: RefreshTokenRecord = {
-    ...grant,
+  const record: RefreshTokenRecord = extended(grant, {
     iat,
     iatMs,
     exp: exp ?? iat + context.realm.config.refresh_token_ttl,
     ...(jkt === undefined ? {} : { jkt }),
-  };
+  });
   const id = refreshTokenId(context, issued);
   const options = {
     // A store may refuse a TTL below one second; the record's own exp still rules.
