@@ -6,7 +6,7 @@ import { readForm } from '../http/read-form.js';
 import { emptyResponse, NO_STORE_HEADERS } from '../http/responses.js';
 import { ACCESS_TOKEN_NAMESPACE } from '../tokens/access-token.js';
 import { findAccessToken } from '../tokens/find-access-token.js';
-import { findRefreshToken } from '../tokens/refresh-token.js';
+import { findRefreshToken, refreshTokenId } from '../tokens/refresh-token.js';
 import { ENDPOINT_PATHS } from './paths.js';
 import { requiredToken } from './token-parameter.js';
 
@@ -38,7 +38,7 @@ export const revocationEndpoint: EndpointHandler = async (request, context) => {
       });
     }
   } else {
-    const refresh = await findRefreshToken(context, token);
+    const refresh = await findRefreshToken(context, refreshTokenId(context, token));
     if (refresh?.clientId === client.id) {
       await context.store.revokeGrant(refresh.grantId);
       emitEvent(context, {

@@ -3,6 +3,7 @@ import { OAuthError } from '../errors/oauth-error.js';
 import { emitEvent } from '../events/emit.js';
 import { noStoreJson } from '../http/responses.js';
 import type { GatehouseResponse } from '../http/types.js';
+import { extended } from '../objects/extended.js';
 import type { Client } from '../realms/realm.js';
 import {
   type AccessTokenGrant,
@@ -28,7 +29,7 @@ export async function accessTokenResponse(
   answer: AccessTokenAnswer,
 ): Promise<GatehouseResponse> {
   const { grantType, extra, ...grant } = answer;
-  const issued = await issueAccessToken(context, { ...grant, clientId: client.id });
+  const issued = await issueAccessToken(context, extended(grant, { clientId: client.id }));
   if (issued.grantClosed) throw new OAuthError('invalid_grant', 'the grant has been revoked');
   const body: Record<string, unknown> = {
     access_token: issued.token,

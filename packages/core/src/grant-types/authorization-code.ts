@@ -1,7 +1,11 @@
 import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
-import { consumeAuthorizationCode, findAuthorizationCode } from '../tokens/authorization-code.js';
+import {
+  authorizationCodeId,
+  consumeAuthorizationCode,
+  findAuthorizationCode,
+} from '../tokens/authorization-code.js';
 import type { GrantTypeHandler } from './grant-type.js';
 import { checkCodeVerifier } from './pkce.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
@@ -26,7 +30,8 @@ export const authorizationCodeGrant: GrantTypeHandler = async (
   if (presentedRedirectUri === undefined)
     throw new OAuthError('invalid_request', 'redirect_uri is required');
 
-  const issued = await findAuthorizationCode(context, code);
+  const codeId = authorizationCodeId(context, code);
+  const issued = await findAuthorizationCode(context, codeId);
   // One description for unknown and foreign codes: the answer does not confirm a code exists.
   const unusable = () =>
     new OAuthError('invalid_grant', 'the code is invalid, expired or issued to another client');
@@ -40,7 +45,7 @@ export const authorizationCodeGrant: GrantTypeHandler = async (
   checkCodeVerifier(issued.codeChallenge, params.get('code_verifier'));
   checkBoundKey(issued.dpopJkt, dpopJkt, 'code');
 
-  const consumed = await consumeAuthorizationCode(context, code);
+  const consumed = await consumeAuthorizationCode(context, codeId);
   const consumedAtMs = context.now();
   if (!consumed) throw unusable();
   const { redirectUri, codeChallenge, nonce, dpopJkt: _codeKey, exp, ...grant } = consumed.value;

@@ -3,11 +3,13 @@ import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { clientRevokedBefore, revokedWithClient } from '../lifecycle/client-revocation.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
+import { extended } from '../objects/extended.js';
 import type { Client } from '../realms/realm.js';
 import {
   consumeRefreshToken,
   findRefreshToken,
   type RefreshTokenRecord,
+  refreshTokenId,
   rotationNote,
   successorToken,
   withinRotationGrace,
@@ -35,8 +37,9 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   const token = params.get('refresh_token');
   if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
 
+  const tokenId = refreshTokenId(context, token);
   const [found, clientRevocation] = await Promise.all([
-    findRefreshToken(context, token),
+    findRefreshToken(context, tokenId),
     clientRevokedBefore(context, client.id),
   ]);
   // One description for unknown and foreign tokens: the answer does not confirm a token exists.
@@ -58,9 +61,13 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
   const bound = dpopJkt === undefined ? {} : { dpopJkt };
   // FAPI 2.0 SP §5.3.2.1-9: no rotation; the token is as sender-constrained as its client is.
   if (isFapi2(context.realm.config)) {
-    return userTokenResponse(context, client, { ...issue, ...bound, keepsRefreshToken: true });
+    return userTokenResponse(
+      context,
+      client,
+      extended(issue, { keepsRefreshToken: true, ...bound }),
+    );
   }
-  const consumed = await consumeRefreshToken(context, token, rotationNote(context));
+  const consumed = await consumeRefreshToken(context, tokenId, rotationNote(context));
   const consumedAtMs = context.now();
   if (!consumed) throw unusable();
   const { note } = consumed;
@@ -71,13 +78,16 @@ export const refreshTokenGrant: GrantTypeHandler = async (params, client, contex
       'the refresh token was already used; its grant is revoked',
     );
   }
-  return userTokenResponse(context, client, {
-    ...issue,
-    refreshTokenExp: found.exp,
-    ...(note && { refreshToken: successorToken(token, note) }),
-    consumedAtMs,
-    ...bound,
-  });
+  return userTokenResponse(
+    context,
+    client,
+    extended(issue, {
+      refreshTokenExp: found.exp,
+      ...(note && { refreshToken: successorToken(token, note) }),
+      consumedAtMs,
+      ...bound,
+    }),
+  );
 };
 
 function userGrantOf(record: RefreshTokenRecord) {

@@ -134,13 +134,12 @@ async function writeRecord(
     opaqueToken === undefined
       ? `${realm.name}/${record.jti}`
       : accessTokenRecordId(realm.name, opaqueToken);
-  const options = { ttlSeconds };
   if (record.grant_id === undefined) {
-    await store.set(ACCESS_TOKEN_NAMESPACE, id, record, options);
+    await store.set(ACCESS_TOKEN_NAMESPACE, id, record, { ttlSeconds });
     return false;
   }
   const kept = await store.add(ACCESS_TOKEN_NAMESPACE, id, record, {
-    ...options,
+    ttlSeconds,
     grantId: record.grant_id,
   });
   return !kept;

@@ -3,6 +3,7 @@ import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import { ClosedGrantError } from '../lifecycle/closed-grant.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
+import { extended } from '../objects/extended.js';
 import type { ConsumeResult } from '../store/store.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
@@ -30,10 +31,10 @@ export async function issueAuthorizationCode(
 ): Promise<string> {
   const code = randomId(32);
   const ttl = context.realm.config.authorization_code_ttl;
-  const record: AuthorizationCodeRecord = { ...details, exp: nowSeconds(context) + ttl };
+  const record: AuthorizationCodeRecord = extended(details, { exp: nowSeconds(context) + ttl });
   const kept = await context.store.add(
     AUTHORIZATION_CODE_NAMESPACE,
-    codeRecordId(context, code),
+    authorizationCodeId(context, code),
     record,
     {
       ttlSeconds: ttl,
@@ -45,35 +46,40 @@ export async function issueAuthorizationCode(
 }
 
 /**
- * The code's record, without spending it: what the token endpoint checks before it counts the
- * request as a use of the code. Undefined for an unknown or expired code.
+ * Where the store holds a code's record: under its digest, never the code itself. A request
+ * computes it once for both of its lookups (find, then consume).
+ */
+export const authorizationCodeId = (context: RealmContext, code: string): string =>
+  `${context.realm.name}/${tokenDigest(code)}`;
+
+/**
+ * The record of the code whose `authorizationCodeId` is `codeId`, without spending it: what the
+ * token endpoint checks before it counts the request as a use of the code. Undefined for an
+ * unknown or expired code.
  */
 export async function findAuthorizationCode(
   context: RealmContext,
-  code: string,
+  codeId: string,
 ): Promise<AuthorizationCodeRecord | undefined> {
   const record = await context.store.get<AuthorizationCodeRecord>(
     AUTHORIZATION_CODE_NAMESPACE,
-    codeRecordId(context, code),
+    codeId,
   );
   return record && record.exp > nowSeconds(context) ? record : undefined;
 }
 
 /**
- * Marks the code used and returns its record: `firstUse` is true for exactly one caller, however
- * many race. Undefined for an unknown or expired code.
+ * Marks the code of `codeId` (see `authorizationCodeId`) used and returns its record: `firstUse`
+ * is true for exactly one caller, however many race. Undefined for an unknown or expired code.
  */
 export async function consumeAuthorizationCode(
   context: RealmContext,
-  code: string,
+  codeId: string,
 ): Promise<ConsumeResult<AuthorizationCodeRecord> | undefined> {
   const consumed = await context.store.consume<AuthorizationCodeRecord>(
     AUTHORIZATION_CODE_NAMESPACE,
-    codeRecordId(context, code),
+    codeId,
   );
   if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
   return consumed;
 }
-
-const codeRecordId = (context: RealmContext, code: string) =>
-  `${context.realm.name}/${tokenDigest(code)}`;

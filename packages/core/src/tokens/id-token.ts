@@ -1,7 +1,8 @@
-import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import type { SigningAlgorithm } from '../config/realm.js';
 import { nowSeconds, type RealmContext } from '../context.js';
 import { base64urlFromBytes } from '../crypto/base64url.js';
+import { sha256Bytes } from '../crypto/digest.js';
 import { signRealmJwt } from '../jwt/sign.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
 
@@ -58,7 +59,6 @@ export async function issueIdToken(
  * algorithm uses, base64url. EdDSA over Ed25519 pairs with SHA-512.
  */
 function leftHalfHash(alg: SigningAlgorithm, value: string): string {
-  const bytes = new TextEncoder().encode(value);
-  const digest = alg === 'EdDSA' ? sha512(bytes) : sha256(bytes);
+  const digest = alg === 'EdDSA' ? sha512(new TextEncoder().encode(value)) : sha256Bytes(value);
   return base64urlFromBytes(digest.subarray(0, digest.length / 2));
 }

@@ -5,6 +5,7 @@ import { base64urlFromBytes } from '../crypto/base64url.js';
 import { tokenDigest } from '../crypto/digest.js';
 import { randomId } from '../crypto/random.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
+import { extended } from '../objects/extended.js';
 import type { ConsumeResult } from '../store/store.js';
 
 export const REFRESH_TOKEN_NAMESPACE = 'refresh_token';
@@ -42,14 +43,13 @@ export async function issueRefreshToken(
   const issued = token ?? randomId(32);
   const iatMs = context.now();
   const iat = Math.floor(iatMs / 1000);
-  const record: RefreshTokenRecord = {
-    ...grant,
+  const record: RefreshTokenRecord = extended(grant, {
     iat,
     iatMs,
     exp: exp ?? iat + context.realm.config.refresh_token_ttl,
     ...(jkt === undefined ? {} : { jkt }),
-  };
-  const id = refreshTokenRecordId(context, issued);
+  });
+  const id = refreshTokenId(context, issued);
   const options = {
     // A store may refuse a TTL below one second; the record's own exp still rules.
     ttlSeconds: Math.max(record.exp - iat, 1),
@@ -62,17 +62,22 @@ export async function issueRefreshToken(
 }
 
 /**
- * The token's record without using it up, or undefined when unknown, expired or revoked. A token
- * that was already rotated is still found: only consuming it tells reuse apart.
+ * Where the store holds a token's record: under its digest, never the token itself. A request
+ * computes it once for all of its lookups (find, then consume).
+ */
+export const refreshTokenId = (context: RealmContext, token: string): string =>
+  `${context.realm.name}/${tokenDigest(token)}`;
+
+/**
+ * The record of the token whose `refreshTokenId` is `tokenId`, without using it up, or undefined
+ * when unknown, expired or revoked. A token that was already rotated is still found: only
+ * consuming it tells reuse apart.
  */
 export async function findRefreshToken(
   context: RealmContext,
-  token: string,
+  tokenId: string,
 ): Promise<RefreshTokenRecord | undefined> {
-  const record = await context.store.get<RefreshTokenRecord>(
-    REFRESH_TOKEN_NAMESPACE,
-    refreshTokenRecordId(context, token),
-  );
+  const record = await context.store.get<RefreshTokenRecord>(REFRESH_TOKEN_NAMESPACE, tokenId);
   return record && record.exp > nowSeconds(context) ? record : undefined;
 }
 
@@ -111,22 +116,20 @@ export function successorToken(token: string, note: RotationNote): string {
 const encoder = new TextEncoder();
 
 /**
- * Marks the refresh token used (rotation): `firstUse` false means it was already rotated. The
- * first use leaves `note` with the record, and every use gets that first note back.
+ * Marks the refresh token of `tokenId` (see `refreshTokenId`) used (rotation): `firstUse` false
+ * means it was already rotated. The first use leaves `note` with the record, and every use gets
+ * that first note back.
  */
 export async function consumeRefreshToken(
   context: RealmContext,
-  token: string,
+  tokenId: string,
   note?: RotationNote,
 ): Promise<ConsumeResult<RefreshTokenRecord, RotationNote> | undefined> {
   const consumed = await context.store.consume<RefreshTokenRecord, RotationNote>(
     REFRESH_TOKEN_NAMESPACE,
-    refreshTokenRecordId(context, token),
+    tokenId,
     note,
   );
   if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
   return consumed;
 }
-
-const refreshTokenRecordId = (context: RealmContext, token: string) =>
-  `${context.realm.name}/${tokenDigest(token)}`;
