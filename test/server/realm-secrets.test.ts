@@ -227,6 +227,8 @@ describe.skipIf(!redisUrl)('gatehouse serve with a realm whose secrets do not op
     const file = dir.write('reader.json', config(READER_KEY));
     const cli = new CliProcess(['serve', '--config', file, '--port', '0']);
     const origin = await cli.origin();
+    // Told once the server listens: checking every realm of a large store takes minutes.
+    await cli.waitFor(/^warning: /m, 'stderr');
     const [paragraph] = cli.stderr.split('\n');
     expect(paragraph?.startsWith(`warning: ${file}: `)).toBe(true);
     expect(paragraph).toMatch(UNREADABLE);

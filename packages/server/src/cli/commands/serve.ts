@@ -29,12 +29,6 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
   const server = buildServer(config, { schemaReady: migrates });
   const { app, store } = server;
   try {
-    await warnOfUnreadableRealms(server, options.config, io);
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-  try {
     await app.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
   } catch (error) {
     io.err(`cannot listen: ${error instanceof Error ? error.message : String(error)}`);
@@ -54,6 +48,8 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
       io.err(`warning: /healthz answers 503 until the store answers: ${reason}`);
     });
   }
+  // Not awaited either: it reads every realm of the store, minutes' worth at 100,000 realms.
+  void warnOfUnreadableRealms(server, options.config, config.store, io);
   if (config.print_credentials) for (const line of credentialLines(config)) io.out(line);
   closeOnSignals(app, {
     graceMs: SHUTDOWN_GRACE_MS,
@@ -65,14 +61,22 @@ export async function serve(options: ServeOptions, io: Io): Promise<number | und
 
 /**
  * Tells, a paragraph each, of the realms of the admin API whose client secrets do not open with
- * this config's cookie_secret. The server still starts: those realms answer 503 until a PUT with
- * their secrets seals them under this key, which is how a changed cookie_secret is taken up, and
- * the other realms are served as usual. A store that does not answer is told by /healthz.
+ * this config's cookie_secret, once the server listens. The server serves meanwhile: those
+ * realms answer 503 until a PUT with their secrets seals them under this key, which is how a
+ * changed cookie_secret is taken up, and the other realms are served as usual. A store that does
+ * not answer is told by /healthz.
  */
-async function warnOfUnreadableRealms(server: Server, file: string, io: Io): Promise<void> {
-  const unreadable = await server.unreadableRealms().catch((error: unknown) => {
-    if (error instanceof StoreUnavailableError) return [];
-    throw error;
-  });
-  for (const problem of unreadable) io.err(`warning: ${file}: ${problem.message}`);
+async function warnOfUnreadableRealms(
+  server: Server,
+  file: string,
+  storeUrl: string,
+  io: Io,
+): Promise<void> {
+  try {
+    for (const problem of await server.unreadableRealms())
+      io.err(`warning: ${file}: ${problem.message}`);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return;
+    io.err(`warning: could not check the realms' secrets: ${storeErrorMessage(error, storeUrl)}`);
+  }
 }
