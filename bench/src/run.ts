@@ -2,6 +2,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { anonymousMemory } from './anonymous-memory.js';
+import { exitOnSignals } from './child-lifetime.js';
 import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
 import { floorLines, floorOf, measureCryptoCosts } from './floor.js';
@@ -37,6 +38,7 @@ import { readSettings } from './settings.js';
  * pool of them before the warm-up and another before the measured run, outside the measured
  * window. A server whose service (PostgreSQL, Redis) does not answer is skipped with one line.
  */
+exitOnSignals();
 const settings = readSettings(process.env);
 console.log(`gatehouse bench ${new Date().toISOString()}`);
 console.log(
