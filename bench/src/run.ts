@@ -10,6 +10,7 @@ import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
   type Measurement,
+  medianCpuLines,
   medianRatioLines,
   ratioLines,
   resultTable,
@@ -28,7 +29,7 @@ import {
 } from './scenarios.js';
 import type { ServerName } from './server-names.js';
 import type { ServerCounters } from './servers/running-server.js';
-import { readSettings } from './settings.js';
+import { poolSettingsOf, readSettings } from './settings.js';
 
 /**
  * `pnpm bench`: for each scenario (a token request of one grant, or a CIBA initiation), each
@@ -44,8 +45,11 @@ console.log(`gatehouse bench ${new Date().toISOString()}`);
 console.log(
   `node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ` +
     `${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured per server` +
-    (settings.rounds > 1 ? `, ${settings.rounds} rounds; ` : '; ') +
-    `one-time credentials minted for ${settings.poolRate} req/s`,
+    (settings.rounds > 1 ? `, ${settings.rounds} alternating rounds; ` : '; ') +
+    `one-time credentials minted for ${settings.poolRate} req/s` +
+    (settings.servers.some((name) => name.startsWith('better-auth'))
+      ? ` (better-auth: ${settings.betterAuthPoolRate})`
+      : ''),
 );
 
 const cryptoCosts = await measureCryptoCosts();
@@ -99,6 +103,8 @@ for (const scenario of settings.scenarios) {
     for (const line of lines) console.log(line);
   }
   if (rounds.length > 1) {
+    console.log(`\nover ${rounds.length} rounds, server CPU per request:`);
+    for (const line of medianCpuLines(scenario, rounds)) console.log(line);
     console.log(`\nover ${rounds.length} rounds, throughput:`);
     for (const line of medianRatioLines(scenario, rounds)) console.log(line);
   }
@@ -138,7 +144,7 @@ async function measureRound(
 async function measure(scenario: RequestScenarioName, name: ServerName): Promise<Measurement> {
   const server = await launchServer(name);
   try {
-    const requests = scenarioRequests(scenario, server, settings, (line) =>
+    const requests = scenarioRequests(scenario, server, poolSettingsOf(settings, name), (line) =>
       console.log(`${name}: ${line}`),
     );
     await requests.check();
