@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { endWithBench } from './child-lifetime.js';
 import type { ChildMessage, ParentMessage } from './ipc.js';
 import type { ServerName } from './server-names.js';
 import type { ServerCounters } from './servers/running-server.js';
@@ -47,18 +48,20 @@ export class ServerUnavailableError extends Error {
  * Starts a benchmarked server in its own Node.js process, TypeScript sources run through tsx with
  * the bench tsconfig (so `@gatehouse-oidc/*` is the working tree, no build needed), with `env` added
  * to this process's environment. Rejects with ServerUnavailableError when a service the server
- * needs does not answer.
+ * needs does not answer. The child ends with this process however it ends (see child-lifetime.ts).
  */
 export function launchServer(
   name: ServerName,
   env: Readonly<Record<string, string>> = {},
 ): Promise<LaunchedServer> {
-  const child = fork(ENTRY, [name], {
-    cwd: BENCH_DIR,
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: TSCONFIG },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const child = endWithBench(
+    fork(ENTRY, [name], {
+      cwd: BENCH_DIR,
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, ...env, TSX_TSCONFIG_PATH: TSCONFIG },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    }),
+  );
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

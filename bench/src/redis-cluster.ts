@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { RedisStore } from '@gatehouse-oidc/store-redis';
 import { RedisCluster, RedisServer, redisBinaries } from '../../test/support/redis-servers.js';
+import { endWithBench, exitOnSignals, exitWithParent } from './child-lifetime.js';
 import { applyLoad, type LoadResult, type RequestBodies } from './load.js';
 import { startOurs } from './servers/ours.js';
 import type { RunningServer } from './servers/running-server.js';
@@ -75,6 +76,13 @@ async function serve(url: string): Promise<void> {
   const send = (message: FromServer) => process.send?.(message);
   const mint = server.mint;
   if (!mint) throw new Error('ours mints codes');
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= server.close();
+    return closing;
+  };
+  // Closed once, whether told to stop or left behind by the parent.
+  exitWithParent(close);
   process.on('message', async (message: ToServer) => {
     if (message.type === 'mint')
       send({ type: 'minted', codes: await mint('authorization_code', message.count) });
@@ -83,7 +91,7 @@ async function serve(url: string): Promise<void> {
       send({ type: 'cpu', micros: user + system });
     }
     if (message.type === 'stop') {
-      await server.close();
+      await close();
       process.exit(0);
     }
   });
@@ -100,10 +108,12 @@ interface GatehouseProcess {
 }
 
 function forkGatehouse(redisUrl: string): Promise<GatehouseProcess> {
-  const child = fork(fileURLToPath(import.meta.url), ['serve', redisUrl], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = endWithBench(
+    fork(fileURLToPath(import.meta.url), ['serve', redisUrl], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   const ask: GatehouseProcess['ask'] = (message, answer) =>
     new Promise((resolve) => {
       const listener = (reply: FromServer) => {
@@ -328,4 +338,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'serve') await serve(process.argv[3] as string);
-else await main();
+else {
+  exitOnSignals();
+  await main();
+}

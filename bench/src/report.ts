@@ -249,6 +249,66 @@ export function medianRatioLines(
   });
 }
 
+/**
+ * Issue 24's targets, on server CPU per request (`against / server >= atLeast`, judged on the
+ * median of alternating rounds): ours at most a quarter of oidc-provider's for the token flows and
+ * a third for a CIBA initiation, and below better-auth's (either database) on every shared flow.
+ */
+const CPU_TARGETS: ReadonlyMap<
+  ScenarioName,
+  Readonly<Partial<Record<ServerName, number>>>
+> = new Map<ScenarioName, Readonly<Partial<Record<ServerName, number>>>>([
+  ...(['client_credentials', 'authorization_code', 'refresh_token'] as const).map(
+    (scenario) =>
+      [scenario, { 'oidc-provider': 4, 'better-auth': 1, 'better-auth-postgres': 1 }] as const,
+  ),
+  ['ciba_initiation', { 'oidc-provider': 3 }],
+]);
+
+/**
+ * With several rounds (BENCH_ROUNDS): each server's server CPU per request, the median over the
+ * rounds then every round's figure, in the order measured; then for each pair, the ratio of
+ * their CPU per request (`against / server`, how many times cheaper the first is) over the
+ * rounds, judged against issue 24's target on its median. Every server measured in the rounds
+ * has its row, better-auth's too.
+ */
+export function medianCpuLines(
+  scenario: ScenarioName,
+  rounds: ReadonlyArray<ReadonlyMap<ServerName, Measurement>>,
+): string[] {
+  const byServer = new Map<ServerName, number[]>();
+  for (const results of rounds) {
+    for (const [name, measured] of results) {
+      byServer.set(name, [...(byServer.get(name) ?? []), measured.serverCpuMicrosPerRequest]);
+    }
+  }
+  const serverLines = [...byServer].map(([name, figures]) => {
+    const each = figures.map((figure) => figure.toFixed(0)).join(' ');
+    return `${SERVER_LABELS[name].padEnd(40)} ${median(figures).toFixed(0).padStart(6)} µs   (median of ${figures.length}: ${each})`;
+  });
+  const byPair = new Map<string, { comparison: Comparison; ratios: number[] }>();
+  for (const results of rounds) {
+    for (const comparison of comparisons(scenario, results)) {
+      const key = `${comparison.against} / ${comparison.server}`;
+      const entry = byPair.get(key) ?? { comparison, ratios: [] };
+      entry.ratios.push(comparison.cpuRatio);
+      byPair.set(key, entry);
+    }
+  }
+  const pairLines = [...byPair].map(([key, { comparison, ratios }]) => {
+    const middle = median(ratios);
+    const atLeast =
+      comparison.server === 'ours' ? CPU_TARGETS.get(scenario)?.[comparison.against] : undefined;
+    const verdict =
+      atLeast === undefined
+        ? '(no target)'
+        : `target >= ${String(atLeast).padEnd(3)}   ${middle >= atLeast ? 'PASS' : 'MISS'}`;
+    const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
+    return `${`server CPU per request, ${key}`.padEnd(47)} ${middle.toFixed(2).padStart(6)}   ${verdict}   (median of ${ratios.length}: ${each})`;
+  });
+  return [...serverLines, ...pairLines];
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

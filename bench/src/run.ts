@@ -2,6 +2,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { anonymousMemory } from './anonymous-memory.js';
+import { exitOnSignals } from './child-lifetime.js';
 import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
 import { floorLines, floorOf, measureCryptoCosts } from './floor.js';
@@ -9,6 +10,7 @@ import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
   type Measurement,
+  medianCpuLines,
   medianRatioLines,
   ratioLines,
   resultTable,
@@ -27,7 +29,7 @@ import {
 } from './scenarios.js';
 import type { ServerName } from './server-names.js';
 import type { ServerCounters } from './servers/running-server.js';
-import { readSettings } from './settings.js';
+import { poolSettingsOf, readSettings } from './settings.js';
 
 /**
  * `pnpm bench`: for each scenario (a token request of one grant, or a CIBA initiation), each
@@ -37,13 +39,17 @@ import { readSettings } from './settings.js';
  * pool of them before the warm-up and another before the measured run, outside the measured
  * window. A server whose service (PostgreSQL, Redis) does not answer is skipped with one line.
  */
+exitOnSignals();
 const settings = readSettings(process.env);
 console.log(`gatehouse bench ${new Date().toISOString()}`);
 console.log(
   `node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ` +
     `${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured per server` +
-    (settings.rounds > 1 ? `, ${settings.rounds} rounds; ` : '; ') +
-    `one-time credentials minted for ${settings.poolRate} req/s`,
+    (settings.rounds > 1 ? `, ${settings.rounds} alternating rounds; ` : '; ') +
+    `one-time credentials minted for ${settings.poolRate} req/s` +
+    (settings.servers.some((name) => name.startsWith('better-auth'))
+      ? ` (better-auth: ${settings.betterAuthPoolRate})`
+      : ''),
 );
 
 const cryptoCosts = await measureCryptoCosts();
@@ -97,6 +103,8 @@ for (const scenario of settings.scenarios) {
     for (const line of lines) console.log(line);
   }
   if (rounds.length > 1) {
+    console.log(`\nover ${rounds.length} rounds, server CPU per request:`);
+    for (const line of medianCpuLines(scenario, rounds)) console.log(line);
     console.log(`\nover ${rounds.length} rounds, throughput:`);
     for (const line of medianRatioLines(scenario, rounds)) console.log(line);
   }
@@ -136,7 +144,7 @@ async function measureRound(
 async function measure(scenario: RequestScenarioName, name: ServerName): Promise<Measurement> {
   const server = await launchServer(name);
   try {
-    const requests = scenarioRequests(scenario, server, settings, (line) =>
+    const requests = scenarioRequests(scenario, server, poolSettingsOf(settings, name), (line) =>
       console.log(`${name}: ${line}`),
     );
     await requests.check();

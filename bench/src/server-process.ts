@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
+import { exitWithParent } from './child-lifetime.js';
 import type { ChildMessage, ParentMessage } from './ipc.js';
 import { isServerName } from './server-names.js';
 import { SERVERS } from './servers/index.js';
@@ -11,7 +12,8 @@ import { ServiceUnavailableError } from './servers/stores.js';
  * Child-process entry: starts the server named in argv, reports its endpoint to the parent over
  * IPC (or that a service it needs does not answer), answers CPU-usage and counter queries, mints
  * credentials when asked (one batch at a time, in order), profiles its main thread between two
- * messages, and closes the server (and removes what it stored) when told to stop.
+ * messages, and closes the server (and removes what it stored) when told to stop, or when the
+ * parent goes away without telling it (its IPC channel closes) or signals it.
  */
 const name = process.argv[2] ?? '';
 if (!isServerName(name) || !process.send) {
@@ -19,7 +21,17 @@ if (!isServerName(name) || !process.send) {
   process.exit(2);
 }
 const reply = (message: ChildMessage) => process.send?.(message);
+let minting = Promise.resolve();
+let started: RunningServer | undefined;
+let closing: Promise<void> | undefined;
+/** Closes the server once, after the minting under way; nothing to close before it started. */
+const close = () => {
+  closing ??= minting.then(() => started?.close());
+  return closing;
+};
+exitWithParent(close);
 const server = await startOrReport(SERVERS.get(name));
+started = server;
 const { baseUrl, tokenPath, jwksPath, backchannelPath, parPath, issuerTokenUrl, storePrefix } =
   server;
 reply({
@@ -35,7 +47,6 @@ reply({
   ...(storePrefix ? { storePrefix } : {}),
 });
 
-let minting = Promise.resolve();
 let profiler: Session | undefined;
 process.on('message', async (message: ParentMessage) => {
   if (message.type === 'cpu-usage') {
@@ -65,8 +76,7 @@ process.on('message', async (message: ParentMessage) => {
     await writeFile(message.file, JSON.stringify(profile));
     reply({ type: 'profile' });
   } else if (message.type === 'stop') {
-    await minting;
-    await server.close();
+    await close();
     process.disconnect();
   }
 });

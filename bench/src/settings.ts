@@ -27,6 +27,13 @@ export interface BenchSettings {
    * a run that spends its whole pool fails rather than measure errors.
    */
   readonly poolRate: number;
+  /**
+   * The pool rate of better-auth's servers, which answer a few hundred requests a second at most
+   * and mint each credential through their own endpoints (about 10 ms each): at `poolRate` their
+   * pools would take most of an hour, and with one rate for all, a rate of theirs would run ours
+   * dry. Each server's own rate lets them take part in the same alternating rounds as the others.
+   */
+  readonly betterAuthPoolRate: number;
   /** Calls per round of each side of the `resource_server_verify` scenario. */
   readonly verifyCalls: number;
   /** Requests per server of the `anonymous_memory` scenario. */
@@ -45,6 +52,7 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
     rounds: positiveInteger(env, 'BENCH_ROUNDS', 1),
     warmup: positiveInteger(env, 'BENCH_WARMUP', 3),
     poolRate: positiveInteger(env, 'BENCH_POOL_RATE', 12_000),
+    betterAuthPoolRate: positiveInteger(env, 'BENCH_BETTER_AUTH_POOL_RATE', 600),
     floodRequests: positiveInteger(env, 'BENCH_FLOOD_REQUESTS', 1_000_000),
     verifyCalls: positiveInteger(env, 'BENCH_VERIFY_CALLS', 2_000),
     // Relative to where `pnpm bench` was typed (pnpm runs the script inside bench/).
@@ -52,6 +60,13 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
       ? resolve(env.INIT_CWD ?? process.cwd(), env.BENCH_CPU_PROFILE_DIR)
       : undefined,
   };
+}
+
+/** The settings `name`'s pools are minted with: better-auth's at their own rate. */
+export function poolSettingsOf(settings: BenchSettings, name: ServerName): BenchSettings {
+  return name.startsWith('better-auth')
+    ? { ...settings, poolRate: settings.betterAuthPoolRate }
+    : settings;
 }
 
 /** A comma-separated subset of `all`, in the order given; `fallback` when unset. */

@@ -6,10 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { endWithBench } from './child-lifetime.js';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 const TSCONFIG = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
 const CLI = fileURLToPath(new URL('../../packages/server/src/cli/main.ts', import.meta.url));
+/** Preloaded into the server: it shuts down when the IPC channel to this process closes. */
+const EXIT_WITH_PARENT = new URL('./exit-with-parent.ts', import.meta.url).href;
 
 /** A `gatehouse serve` process of the bench, on a loopback port of its own. */
 export interface Standalone {
@@ -30,7 +33,8 @@ export interface Standalone {
 /**
  * Starts `gatehouse serve` from the working tree's sources (through tsx, as the other servers of
  * the bench) with `config` and an admin token of its own; `base_url` and `admin_token` are set
- * here, `nodeArguments` go to node (`--cpu-prof`). Resolves once it listens.
+ * here, `nodeArguments` go to node (`--cpu-prof`). Resolves once it listens. It is signalled when
+ * this process exits and shuts down by itself when this process dies (an IPC channel it watches).
  */
 export async function startStandalone(
   config: Record<string, unknown>,
@@ -43,14 +47,28 @@ export async function startStandalone(
     file,
     JSON.stringify({ base_url: 'http://127.0.0.1:3000', ...config, admin_token: adminToken }),
   );
-  const child = spawn(
-    process.execPath,
-    [...nodeArguments, '--import', 'tsx', CLI, 'serve', '--config', file, '--port', '0'],
-    {
-      cwd: BENCH_DIR,
-      env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const child = endWithBench(
+    spawn(
+      process.execPath,
+      [
+        ...nodeArguments,
+        '--import',
+        'tsx',
+        '--import',
+        EXIT_WITH_PARENT,
+        CLI,
+        'serve',
+        '--config',
+        file,
+        '--port',
+        '0',
+      ],
+      {
+        cwd: BENCH_DIR,
+        env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      },
+    ),
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let output = '';
@@ -59,10 +77,10 @@ export async function startStandalone(
     // Kept until it listens, for the error should it exit first; read and dropped after (its
     // event log goes on for every token).
     let listening = false;
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       if (!listening) output += chunk;
     });
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       if (listening) return;
       output += chunk;
       stdout += chunk;

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   type Measurement,
+  medianCpuLines,
   medianRatioLines,
   ratioLines,
   serviceLines,
   storeOpLines,
 } from '../../bench/src/report.js';
 import type { ServerName } from '../../bench/src/server-names.js';
-import { readSettings } from '../../bench/src/settings.js';
+import { poolSettingsOf, readSettings } from '../../bench/src/settings.js';
 
 describe('bench settings', () => {
   it('runs every scenario on every server by default', () => {
@@ -56,6 +57,16 @@ describe('bench settings', () => {
       'ours',
       'better-auth',
     ]);
+  });
+
+  it("mints better-auth's pools at a rate of their own, so it takes part in the same rounds", () => {
+    const settings = readSettings({ BENCH_SERVERS: 'ours,better-auth-postgres' });
+    expect(poolSettingsOf(settings, 'ours').poolRate).toBe(12_000);
+    expect(poolSettingsOf(settings, 'better-auth-postgres').poolRate).toBe(600);
+    expect(poolSettingsOf(settings, 'better-auth').poolRate).toBe(600);
+    const chosen = readSettings({ BENCH_POOL_RATE: '9000', BENCH_BETTER_AUTH_POOL_RATE: '300' });
+    expect(poolSettingsOf(chosen, 'oidc-provider').poolRate).toBe(9000);
+    expect(poolSettingsOf(chosen, 'better-auth-postgres').poolRate).toBe(300);
   });
 
   it('refuses unknown names and bad numbers', () => {
@@ -134,6 +145,32 @@ describe('bench ratios', () => {
       'ours-redis / ours        0.65   (no target)   (median of 1: 0.65)',
       'ours / oidc-provider     3.67   target >= 4     MISS   (median of 2: 3.33 4.00)',
     ]);
+  });
+
+  it("over several rounds, each server's CPU per request is a median, better-auth's too", () => {
+    const round = (ours: number, oidcProvider: number, betterAuth: number) =>
+      new Map<ServerName, Measurement>([
+        ['ours', measured(4000, ours)],
+        ['oidc-provider', measured(1000, oidcProvider)],
+        ['better-auth-postgres', measured(60, betterAuth)],
+      ]);
+    expect(
+      medianCpuLines('authorization_code', [
+        round(100, 500, 9000),
+        round(130, 390, 12_000),
+        round(120, 360, 10_000),
+      ]),
+    ).toEqual([
+      'gatehouse (fastify, node-crypto)            120 µs   (median of 3: 100 130 120)',
+      'oidc-provider v9                            390 µs   (median of 3: 500 390 360)',
+      'better-auth 1.7 on PostgreSQL (pg)        10000 µs   (median of 3: 9000 12000 10000)',
+      'server CPU per request, oidc-provider / ours      3.00   target >= 4     MISS   (median of 3: 5.00 3.00 3.00)',
+      'server CPU per request, better-auth-postgres / ours  90.00   target >= 1     PASS   (median of 3: 90.00 92.31 83.33)',
+    ]);
+    // CIBA: a third of oidc-provider's; better-auth does not take part.
+    expect(medianCpuLines('ciba_initiation', [round(100, 350, 9000)]).at(3)).toBe(
+      'server CPU per request, oidc-provider / ours      3.50   target >= 3     PASS   (median of 1: 3.50)',
+    );
   });
 
   const onStores = (redis: number, postgres: number) =>

@@ -29,14 +29,17 @@ export interface SignReply {
  */
 const COLLECT_AFTER_DROPPED_KEYS = 256;
 
-// Plain CommonJS evaluated by the worker, so it runs the same from sources (tests) and from dist.
+// An ES module given to the worker as a data: URL, so it runs the same from sources (tests) and
+// from dist, and whatever module mode the host process runs in: a data: URL of type
+// text/javascript is always a module. Source evaluated with `eval: true` was not: it takes the
+// host's `--input-type`, and under `--input-type=module` CommonJS's `require` did not exist.
 // V8's gc() is taken into a context of its own and the flag set back at once: no other context
 // of the process gets it.
 const SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { sign } = require('node:crypto');
-const { setFlagsFromString } = require('node:v8');
-const { runInNewContext } = require('node:vm');
+import { parentPort } from 'node:worker_threads';
+import { sign } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc');
 setFlagsFromString('--no-expose-gc');
@@ -63,7 +66,9 @@ parentPort.on('message', ({ number, dropped, keys: added, jobs }) => {
 });
 `;
 
+const SOURCE_URL = new URL(`data:text/javascript,${encodeURIComponent(SOURCE)}`);
+
 /** Starts the signing thread. It keeps its own KeyObjects by id and answers each batch in turn. */
 export function startSignWorker(): Worker {
-  return new Worker(SOURCE, { eval: true });
+  return new Worker(SOURCE_URL);
 }
