@@ -187,7 +187,8 @@ export class RedisStore implements Store {
     const { grantId } = options;
     if (grantId === undefined) {
       const added = await this.#call(() => this.#client.gatehouseAdd(key, json, revision, pttl));
-      await this.#replicated.of([key]);
+      // A losing add wrote nothing its caller relies on: it needs no replica to refuse.
+      if (added === 1) await this.#replicated.of([key]);
       return added === 1;
     }
     // Indexed even when the add loses: a member whose record is not in the grant is ignored.
@@ -195,9 +196,10 @@ export class RedisStore implements Store {
       const written = this.#client.gatehouseAdd(key, json, revision, pttl, grantId);
       return Promise.all([written, this.#index(grantId, member, pttl, written)]);
     });
-    if (indexed === 0 && added === 1) await this.#undo(key, grantId);
+    if (added !== 1) return false;
+    if (indexed === 0) await this.#undo(key, grantId);
     await this.#replicated.of([key, this.#keys.grantIndex(grantId)]);
-    return indexed === 1 && added === 1;
+    return indexed === 1;
   }
 
   /**
@@ -376,6 +378,8 @@ export class RedisStore implements Store {
     // is gone or has moved to another grant.
     const key = this.#keys.record(namespace, id);
     const deleted = await this.#call(() => this.#client.del(key));
+    // Even when another call deleted it first: its caller may answer before that deletion is
+    // on a replica, and this one's must not.
     await this.#replicated.of([key]);
     return deleted === 1;
   }
