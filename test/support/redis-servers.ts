@@ -293,7 +293,7 @@ export class SentinelGroup {
           `dir ${folder.path}`,
           `sentinel monitor ${SentinelGroup.GROUP} 127.0.0.1 ${primary} 2`,
           `sentinel down-after-milliseconds ${SentinelGroup.GROUP} 1000`,
-          `sentinel failover-timeout ${SentinelGroup.GROUP} 5000`,
+          `sentinel failover-timeout ${SentinelGroup.GROUP} 3000`,
           '',
         ].join('\n'),
       );
@@ -355,8 +355,12 @@ export class SentinelGroup {
     server?.child.kill('SIGKILL');
     await server?.exited;
     try {
-      await waitFor('the replica to be promoted', async () =>
-        (await this.cli(replica, 'ROLE')).startsWith('master'),
+      // Long enough for the sentinels to try again after a failed attempt (they wait twice the
+      // failover timeout), as a loaded machine sometimes needs.
+      await waitFor(
+        'the replica to be promoted',
+        async () => (await this.cli(replica, 'ROLE')).startsWith('master'),
+        40_000,
       );
     } catch (error) {
       // What the sentinels said of the failover is what explains one that did not happen.
