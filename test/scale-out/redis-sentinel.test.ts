@@ -30,7 +30,11 @@ describe.skipIf(!redisBinaries)('a Redis Sentinel group of one primary and one r
     }, 30_000);
 
     it('holds the writes that answer in one turn with one WAIT for the replica', async () => {
-      const store = new RedisStore({ url: group.url, keyPrefix: 'turn:' });
+      const store = new RedisStore({
+        url: group.url,
+        keyPrefix: 'turn:',
+        commandTimeoutMs: 10_000,
+      });
       try {
         const primary = await group.primary();
         const waits = async () =>
