@@ -1,27 +1,12 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { base64urlFromBytes } from './base64url.js';
-
-const encoder = new TextEncoder();
-/**
- * Where a short value's UTF-8 goes to be hashed: `encodeInto` a buffer kept for it is several
- * times cheaper than `encode` allocating one per digest, of which a code exchange takes five
- * digests (docs/performance.md). Wiped after each use, so it keeps no secret between digests.
- */
-const scratch = new Uint8Array(4096);
-/** UTF-8 takes at most 3 bytes per UTF-16 code unit: a value this long always fits. */
-const SCRATCH_CHARACTERS = Math.floor(scratch.length / 3);
+import { SHA256 } from './sha256.js';
 
 export function sha256Bytes(value: string): Uint8Array {
-  if (value.length > SCRATCH_CHARACTERS) return sha256(encoder.encode(value));
-  const { written } = encoder.encodeInto(value, scratch);
-  const digest = sha256(scratch.subarray(0, written));
-  scratch.fill(0, 0, written);
-  return digest;
+  return SHA256.bytes(value);
 }
 
 /** A lookup key for a secret value, so stores never hold bearer tokens in the clear. */
 export function tokenDigest(token: string): string {
-  return base64urlFromBytes(sha256Bytes(token));
+  return SHA256.base64url(token);
 }
 
 /**

@@ -1,5 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { base64urlFromBytes } from '../crypto/base64url.js';
+import { SHA256 } from '../crypto/sha256.js';
 
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
 const REQUIRED_MEMBERS: Readonly<Record<string, readonly string[]>> = {
@@ -7,8 +6,6 @@ const REQUIRED_MEMBERS: Readonly<Record<string, readonly string[]>> = {
   OKP: ['crv', 'kty', 'x'],
   RSA: ['e', 'kty', 'n'],
 };
-
-const encoder = new TextEncoder();
 
 /**
  * The RFC 7638 SHA-256 thumbprint of a public JWK, or undefined for a key type without one here
@@ -23,5 +20,5 @@ export function jwkThumbprint(jwk: Readonly<Record<string, unknown>>): string | 
     if (typeof jwk[member] !== 'string') return undefined;
     required[member] = jwk[member];
   }
-  return base64urlFromBytes(sha256(encoder.encode(JSON.stringify(required))));
+  return SHA256.base64url(JSON.stringify(required));
 }

@@ -1,5 +1,5 @@
-import { base64urlFromBytes } from '../crypto/base64url.js';
-import { sameDigest, sha256Bytes } from '../crypto/digest.js';
+import { sameDigest } from '../crypto/digest.js';
+import { SHA256 } from '../crypto/sha256.js';
 import { OAuthError } from '../errors/oauth-error.js';
 
 /** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. */
@@ -7,7 +7,7 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** The S256 `code_challenge` of a verifier (RFC 7636 §4.2): base64url(SHA-256(verifier)). */
 export function s256Challenge(verifier: string): string {
-  return base64urlFromBytes(sha256Bytes(verifier));
+  return SHA256.base64url(verifier);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256Bytes } from '../crypto/digest.js';
 import type { GatehouseResponse } from './types.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -32,7 +32,7 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 /** A CSP source expression that allows exactly this inline script: `'sha256-…'`. */
 export function scriptHashSource(script: string): string {
-  const digest = sha256(new TextEncoder().encode(script));
+  const digest = sha256Bytes(script);
   return `'sha256-${btoa(String.fromCharCode(...digest))}'`;
 }
 
