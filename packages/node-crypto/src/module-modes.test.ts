@@ -43,6 +43,20 @@ const MODES = [
       });`,
     ],
   },
+  {
+    // As `node --import tsx --import ./instrument.ts app.ts` is: tsx's loader reaches no worker
+    // thread, so a thread that inherited the preloads failed on the `.ts` file.
+    name: 'a preloaded module only the main thread can load',
+    args: [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(
+        "import { isMainThread } from 'node:worker_threads'; if (!isMainThread) throw new Error('preloaded into a thread');",
+      )}`,
+      '--input-type=module',
+      '-e',
+      `import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';${signOne('nodeCryptoSigner')}`,
+    ],
+  },
 ];
 
 describe('nodeCryptoSigner in a child Node.js process', () => {

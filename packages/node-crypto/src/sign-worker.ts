@@ -68,7 +68,12 @@ parentPort.on('message', ({ number, dropped, keys: added, jobs }) => {
 
 const SOURCE_URL = new URL(`data:text/javascript,${encodeURIComponent(SOURCE)}`);
 
-/** Starts the signing thread. It keeps its own KeyObjects by id and answers each batch in turn. */
+/**
+ * Starts the signing thread. It keeps its own KeyObjects by id and answers each batch in turn.
+ * It takes none of the host's node flags: a thread inherits `--import` preloads, which it does not
+ * need and may not be able to load (`node --import tsx --import ./instrument.ts` failed on the
+ * `.ts` file there, and every token with it).
+ */
 export function startSignWorker(): Worker {
-  return new Worker(SOURCE_URL);
+  return new Worker(SOURCE_URL, { execArgv: [] });
 }
