@@ -106,7 +106,7 @@ describe('ApiRealms and the initial access token of a realm with registration', 
 });
 
 describe('ApiRealms.unreadable over many realms', () => {
-  it('finds every unreadable realm while reading at most 16 at once', async () => {
+  it('finds every unreadable realm while reading one at a time', async () => {
     const store = new MemoryStore();
     const mine = new ApiRealms(store, new SecretBox('mine-cookie-secret-0123456789abcdef'));
     const theirs = new ApiRealms(store, new SecretBox('their-cookie-secret-0123456789abcdef'));
@@ -129,6 +129,6 @@ describe('ApiRealms.unreadable over many realms', () => {
       'tenant-47',
       'tenant-7',
     ]);
-    expect(most).toBe(16);
+    expect(most).toBe(1);
   });
 });
