@@ -57,27 +57,36 @@ export const NODE_ALGORITHMS: Record<VerificationAlgorithm, NodeAlgorithm> = {
   Ed25519: ed25519,
 };
 
-/** Turns the private JWK into a KeyObject once; the result is reused for every signature. */
-export function prepareKey(key: SigningKey): PreparedKey {
+/**
+ * Turns the private JWK into a KeyObject once, or takes `made`, the KeyObject it was exported
+ * from; the result is reused for every signature.
+ */
+export function prepareKey(key: SigningKey, made?: KeyObject): PreparedKey {
   const { digest, options } = NODE_ALGORITHMS[key.alg];
   return {
     digest,
-    key: { ...options, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) },
+    key: { ...options, key: made ?? createPrivateKey({ key: key.privateJwk, format: 'jwk' }) },
   };
 }
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
 /**
- * A new key pair for `alg` as JWKs. EC and Ed25519 keys are made on the event loop: a P-256 key
+ * A new key pair for `alg` as JWKs, with the private KeyObject they were exported from. EC and
+ * Ed25519 keys are made on the event loop: a P-256 key
  * takes tens of microseconds, less than the thread pool's round trip WebCrypto makes for it. An
  * RSA key takes tens of milliseconds and is made on the thread pool.
  */
-export async function generateKeyPairJwks(alg: SigningAlgorithm): Promise<KeyPairJwks> {
+export async function generateKeyPairJwks(
+  alg: SigningAlgorithm,
+): Promise<{ jwks: KeyPairJwks; privateKey: KeyObject }> {
   const { privateKey, publicKey } = await keyPairFor(alg);
   return {
-    privateJwk: privateKey.export({ format: 'jwk' }),
-    publicJwk: publicKey.export({ format: 'jwk' }),
+    jwks: {
+      privateJwk: privateKey.export({ format: 'jwk' }),
+      publicJwk: publicKey.export({ format: 'jwk' }),
+    },
+    privateKey,
   };
 }
 

@@ -194,6 +194,25 @@ describe('nodeCryptoSigner making keys', () => {
   );
 });
 
+describe('nodeCryptoSigner signing with keys it made', () => {
+  it('signs with each as itself, in any order, first and later signatures alike', async () => {
+    const signer = nodeCryptoSigner();
+    const makePair = signer.generateKeyPair;
+    if (!makePair) throw new Error('nodeCryptoSigner makes no keys');
+    const made = await Promise.all(
+      Array.from({ length: 3 }, () => generateSigningKey('ES256', NOW, makePair)),
+    );
+    for (const key of [...made].reverse()) {
+      for (const again of [false, true]) {
+        const jws = await compactJws(signer, key, { again });
+        await expect(
+          compactVerify(jws, await importJWK(key.publicJwk, 'ES256')),
+        ).resolves.toBeDefined();
+      }
+    }
+  });
+});
+
 describe('nodeCryptoSigner churning through keys', () => {
   it('frees the OpenSSL memory of the keys its thread dropped without waiting for V8', async () => {
     // V8's gc() for this test only. The main thread's garbage (its own KeyObjects for the keys it

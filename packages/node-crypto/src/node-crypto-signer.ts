@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { JwsSigner, SigningKey } from '@gatehouse-oidc/core';
 import { KeyCache, signingMaterial } from '@gatehouse-oidc/core/adapter';
@@ -40,6 +41,9 @@ const MAX_BATCH_SIZE = 8;
 /** Keys kept prepared; a realm has a few, so this only bounds a churning key store. */
 const MAX_KEYS = 1000;
 
+/** Keys made and not signed with yet that are remembered; a key store uses what it makes at once. */
+const MAX_MADE_KEYS = 64;
+
 /**
  * A JWS signer on `node:crypto`: each JWK becomes a KeyObject once, and signatures are computed
  * on a worker thread. Requests that need a signature in the same event-loop turn go to the worker
@@ -59,6 +63,18 @@ export function nodeCryptoSigner(): JwsSigner {
     id: `${prefix}:${nextKeyId++}`,
     key,
   });
+
+  /**
+   * The KeyObjects of the keys this signer made, by their private JWK's `d`, until their first
+   * signature: importing the JWK back costs as much as making the key (a realm's first token).
+   */
+  const madeKeys = new Map<string, KeyObject>();
+  const takeMadeKey = (key: SigningKey): KeyObject | undefined => {
+    const d = key.privateJwk.d;
+    const made = d === undefined ? undefined : madeKeys.get(d);
+    if (made !== undefined) madeKeys.delete(d as string);
+    return made;
+  };
 
   let worker: Worker | undefined;
   /** The ids of the keys the current worker holds. */
@@ -155,13 +171,21 @@ export function nodeCryptoSigner(): JwsSigner {
   }
 
   return {
-    generateKeyPair: generateKeyPairJwks,
+    async generateKeyPair(alg) {
+      const { jwks, privateKey } = await generateKeyPairJwks(alg);
+      const d = jwks.privateJwk.d;
+      if (d !== undefined) {
+        if (madeKeys.size >= MAX_MADE_KEYS) madeKeys.delete(madeKeys.keys().next().value as string);
+        madeKeys.set(d, privateKey);
+      }
+      return jwks;
+    },
     sign(key: SigningKey, signingInput: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
       return new Promise((resolve, reject) => {
         const prepared = signingKeys.get(
           key,
           () => signingMaterial(key),
-          () => workerKey('sign', prepareKey(key)),
+          () => workerKey('sign', prepareKey(key, takeMadeKey(key))),
         );
         enqueue(prepared, [prepared.id, signingInput], {
           settle: (result) =>
