@@ -39,6 +39,32 @@ describe('runtimeSha256', () => {
     ['no getBuiltinModule', { process: {} }],
     ['no node:crypto', { process: { getBuiltinModule: () => undefined } }],
     ['no one-shot hash', { process: { getBuiltinModule: () => ({}) } }],
+    [
+      'a getBuiltinModule that throws',
+      {
+        process: {
+          getBuiltinModule: () => {
+            throw new Error('no such module');
+          },
+        },
+      },
+    ],
+    [
+      'a hash that throws',
+      {
+        process: {
+          getBuiltinModule: () => ({
+            hash: () => {
+              throw new Error('unsupported');
+            },
+          }),
+        },
+      },
+    ],
+    [
+      'a hash with wrong answers',
+      { process: { getBuiltinModule: () => ({ hash: () => 'not a digest' }) } },
+    ],
   ])('falls back to JavaScript with %s', (_, runtime) => {
     expect(runtimeSha256(runtime, javascriptSha256)).toBe(javascriptSha256);
   });

@@ -27,13 +27,21 @@ export interface Runtime {
  * (docs/decisions.md). Looked up, not imported: the core still runs where there is no Node.js.
  */
 export function runtimeSha256(runtime: Runtime, fallback: Sha256): Sha256 {
+  const native = nativeSha256(runtime);
+  return native !== undefined && answersKnownVector(native) ? native : fallback;
+}
+
+function nativeSha256(runtime: Runtime): Sha256 | undefined {
   const getBuiltinModule = runtime.process?.getBuiltinModule;
-  if (typeof getBuiltinModule !== 'function') return fallback;
-  const crypto = getBuiltinModule.call(runtime.process, 'node:crypto') as
-    | { hash?: OneShotHash }
-    | undefined;
+  if (typeof getBuiltinModule !== 'function') return undefined;
+  let crypto: { hash?: OneShotHash } | undefined;
+  try {
+    crypto = getBuiltinModule.call(runtime.process, 'node:crypto') as typeof crypto;
+  } catch {
+    return undefined;
+  }
   const hash = crypto?.hash;
-  if (typeof hash !== 'function') return fallback;
+  if (typeof hash !== 'function') return undefined;
   return {
     bytes(value) {
       const digest = hash('sha256', value, 'buffer') as Uint8Array;
@@ -43,6 +51,26 @@ export function runtimeSha256(runtime: Runtime, fallback: Sha256): Sha256 {
     base64url: (value) => hash('sha256', value, 'base64url') as string,
   };
 }
+
+/**
+ * Whether a runtime's `hash` gives SHA-256 as this module needs it (RFC 6234's vector for "abc"),
+ * so that a runtime whose node:crypto only resembles Node's falls back rather than answering
+ * wrong digests.
+ */
+function answersKnownVector(sha256: Sha256): boolean {
+  try {
+    const bytes = sha256.bytes('abc');
+    return (
+      sha256.base64url('abc') === ABC_DIGEST &&
+      bytes instanceof Uint8Array &&
+      base64urlFromBytes(bytes) === ABC_DIGEST
+    );
+  } catch {
+    return false;
+  }
+}
+
+const ABC_DIGEST = 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0';
 
 const encoder = new TextEncoder();
 /**
