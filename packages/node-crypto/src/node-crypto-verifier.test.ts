@@ -39,3 +39,29 @@ describe('nodeCryptoVerifier beside webCryptoVerifier', () => {
     },
   );
 });
+
+describe('nodeCryptoVerifier on RSA signatures', () => {
+  it.each(['RS256', 'PS256'] as const)(
+    '%s: refuses a signature whose leading zero byte was left out, as WebCrypto does',
+    async (alg) => {
+      const { privateKey, publicKey } = await generateKeyPair(alg);
+      // About one signature in 256 starts with a zero byte: sign until one does.
+      for (let attempt = 0; attempt < 5_000; attempt++) {
+        const token = await new CompactSign(encoder.encode(`{"n":${attempt}}`))
+          .setProtectedHeader({ alg })
+          .sign(privateKey);
+        const [header = '', payload = '', signature = ''] = token.split('.');
+        const bytes = base64url.decode(signature) as Uint8Array<ArrayBuffer>;
+        if (bytes[0] !== 0) continue;
+        const input = encoder.encode(`${header}.${payload}`);
+        const shortened = bytes.slice(1);
+        expect(await nodeCryptoVerifier().verify(alg, publicKey, input, bytes)).toBe(true);
+        expect(await nodeCryptoVerifier().verify(alg, publicKey, input, shortened)).toBe(false);
+        expect(await webCryptoVerifier().verify(alg, publicKey, input, shortened)).toBe(false);
+        return;
+      }
+      throw new Error('no signature starting with a zero byte in 5,000');
+    },
+    60_000,
+  );
+});

@@ -1,5 +1,6 @@
 import { KeyObject, verify } from 'node:crypto';
 import type { JwsVerifier } from '@gatehouse-oidc/core';
+import { fitsRsaModulus } from '@gatehouse-oidc/core/adapter';
 import { NODE_ALGORITHMS } from './algorithms.js';
 
 /**
@@ -15,6 +16,7 @@ export function nodeCryptoVerifier(): JwsVerifier {
     async verify(alg, key, signingInput, signature) {
       const { digest, options } = NODE_ALGORITHMS[alg];
       try {
+        if (!fitsRsaModulus(key, signature)) return false;
         return verify(digest, signingInput, { ...options, key: KeyObject.from(key) }, signature);
       } catch {
         // A signature node:crypto cannot even read (a wrong length for the curve…) verifies nothing.

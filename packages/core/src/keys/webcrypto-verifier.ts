@@ -1,6 +1,7 @@
 import { type CryptoKey, importJWK } from 'jose';
 import type { JwsVerifier } from './jws-verifier.js';
 import { KeyCache } from './key-cache.js';
+import { fitsRsaModulus } from './rsa-signature-length.js';
 import type { PublicJwk } from './signing-key.js';
 import { WEBCRYPTO_ALGORITHMS } from './webcrypto-algorithms.js';
 
@@ -8,6 +9,7 @@ import { WEBCRYPTO_ALGORITHMS } from './webcrypto-algorithms.js';
 export function webCryptoVerifier(): JwsVerifier {
   return {
     async verify(alg, key, signingInput, signature) {
+      if (!fitsRsaModulus(key, signature)) return false;
       try {
         return await crypto.subtle.verify(WEBCRYPTO_ALGORITHMS[alg], key, signature, signingInput);
       } catch {
