@@ -59,11 +59,9 @@ function nativeSha256(runtime: Runtime): Sha256 | undefined {
  */
 function answersKnownVector(sha256: Sha256): boolean {
   try {
-    const bytes = sha256.bytes('abc');
     return (
       sha256.base64url('abc') === ABC_DIGEST &&
-      bytes instanceof Uint8Array &&
-      base64urlFromBytes(bytes) === ABC_DIGEST
+      base64urlFromBytes(sha256.bytes('abc')) === ABC_DIGEST
     );
   } catch {
     return false;
