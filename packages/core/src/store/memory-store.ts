@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from '../errors/oauth-error.js';
+import { copyAsJson, copyJsonValue } from '../objects/json-copy.js';
 import { CapGroups, checkCappedOptions } from './cap-groups.js';
 import {
   type CappedRecordOptions,
@@ -12,13 +13,17 @@ import {
   type StoreMetrics,
 } from './store.js';
 
+/**
+ * A record as the shared stores would give it back: a copy with JSON's meaning (`copyAsJson`),
+ * copied again for each reader, so no caller holds what the store holds.
+ */
 interface Entry {
-  json: string;
+  value: unknown;
   expiresAt: number;
   grantId: string | undefined;
   consumed: boolean;
-  /** The note of the first consume, as JSON. */
-  note?: string;
+  /** The note of the first consume; absent when none was given. */
+  note?: { value: unknown };
   revision: number;
   /** What the entry is counted as against `maxBytes`. */
   bytes: number;
@@ -30,9 +35,9 @@ export interface MemoryStoreOptions {
   /** Milliseconds since the epoch. */
   now?: () => number;
   /**
-   * The most the records may take, estimated as the length of their JSON and key plus
-   * `ENTRY_OVERHEAD_BYTES` each. A write that would go beyond drops capped records (those of
-   * `setCapped`), oldest first; with none left it is refused with `StoreUnavailableError`.
+   * The most the records may take, estimated as the length of their JSON (escapes not counted)
+   * and key plus `ENTRY_OVERHEAD_BYTES` each. A write that would go beyond drops capped records
+   * (those of `setCapped`), oldest first; with none left it is refused with `StoreUnavailableError`.
    * Default `DEFAULT_MAX_BYTES` (256 MiB).
    */
   maxBytes?: number;
@@ -80,7 +85,7 @@ export class MemoryStore implements Store {
 
   async get<T>(namespace: string, id: string): Promise<T | undefined> {
     const entry = this.#live(key(namespace, id));
-    return entry ? (JSON.parse(entry.json) as T) : undefined;
+    return entry ? (copyJsonValue(entry.value) as T) : undefined;
   }
 
   async set<T>(
@@ -116,21 +121,22 @@ export class MemoryStore implements Store {
     const firstUse = !entry.consumed;
     if (firstUse) {
       entry.consumed = true;
-      if (note !== undefined) {
+      const copied = note === undefined ? undefined : copyAsJson(note);
+      if (copied !== undefined) {
         // Counted, not made room for: a note is small, and a redemption must not fail for it.
-        entry.note = JSON.stringify(note);
-        entry.bytes += entry.note.length;
-        this.#bytes += entry.note.length;
+        entry.note = { value: copied.value };
+        entry.bytes += copied.length;
+        this.#bytes += copied.length;
       }
     }
-    const result: ConsumeResult<T, N> = { value: JSON.parse(entry.json) as T, firstUse };
-    if (entry.note !== undefined) result.note = JSON.parse(entry.note) as N;
+    const result: ConsumeResult<T, N> = { value: copyJsonValue(entry.value) as T, firstUse };
+    if (entry.note !== undefined) result.note = copyJsonValue(entry.note.value) as N;
     return result;
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {
     const entry = this.#live(key(namespace, id));
-    return entry ? { value: JSON.parse(entry.json) as T, revision: entry.revision } : undefined;
+    return entry ? { value: copyJsonValue(entry.value) as T, revision: entry.revision } : undefined;
   }
 
   async replace<T>(
@@ -143,13 +149,13 @@ export class MemoryStore implements Store {
     const k = key(namespace, id);
     const entry = this.#live(k);
     if (!entry || entry.revision !== revision) return false;
-    const json = JSON.stringify(value);
-    const bytes = entryBytes(k, json);
+    const copied = recordCopy(value);
+    const bytes = entryBytes(k, copied.length);
     this.#makeRoom(bytes - entry.bytes);
     // Making room may have dropped this very record, if it was capped.
     if (this.#entries.get(k) !== entry) return false;
     this.#bytes += bytes - entry.bytes;
-    Object.assign(entry, { json, bytes, revision: ++this.#revisions });
+    Object.assign(entry, { value: copied.value, bytes, revision: ++this.#revisions });
     if (options.ttlSeconds !== undefined) entry.expiresAt = this.#now() + options.ttlSeconds * 1000;
     return true;
   }
@@ -246,8 +252,8 @@ export class MemoryStore implements Store {
   }
 
   #write(k: string, value: unknown, options: RecordOptions, caps?: readonly string[]): void {
-    const json = JSON.stringify(value);
-    const bytes = entryBytes(k, json);
+    const copied = recordCopy(value);
+    const bytes = entryBytes(k, copied.length);
     // Room first: a refused write leaves the record it would have replaced as it was.
     this.#makeRoom(bytes - (this.#entries.get(k)?.bytes ?? 0));
     this.#remove(k);
@@ -256,7 +262,7 @@ export class MemoryStore implements Store {
         ? Number.POSITIVE_INFINITY
         : this.#now() + options.ttlSeconds * 1000;
     this.#entries.set(k, {
-      json,
+      value: copied.value,
       expiresAt,
       grantId: options.grantId,
       consumed: false,
@@ -325,7 +331,13 @@ export class MemoryStore implements Store {
   }
 }
 
-const entryBytes = (k: string, json: string) => k.length + json.length + ENTRY_OVERHEAD_BYTES;
+const entryBytes = (k: string, jsonLength: number) => k.length + jsonLength + ENTRY_OVERHEAD_BYTES;
+
+function recordCopy(value: unknown): { value: unknown; length: number } {
+  const copied = copyAsJson(value);
+  if (copied === undefined) throw new TypeError('a record must have a JSON value');
+  return copied;
+}
 
 const SEPARATOR = '\u0000';
 const key = (namespace: string, id: string) => `${namespace}${SEPARATOR}${id}`;
