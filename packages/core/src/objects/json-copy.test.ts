@@ -79,6 +79,7 @@ describe('copyAsJson', () => {
 
   it('throws what JSON throws: a BigInt, a cycle', () => {
     expect(() => copyAsJson({ n: 1n })).toThrow(TypeError);
+    expect(() => copyAsJson({ n: Object(1n) })).toThrow(TypeError);
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = { back: cyclic };
     expect(() => copyAsJson(cyclic)).toThrow(TypeError);

@@ -76,6 +76,8 @@ class JsonWalk {
     if (value instanceof Number) return this.#number(Number(value));
     if (value instanceof String) return this.copy(String(value), '', depth);
     if (value instanceof Boolean) return this.copy(value.valueOf(), '', depth);
+    // Throws what JSON.stringify throws.
+    if (value instanceof BigInt) return JSON.stringify(value);
     if (depth >= MAX_WALKED_DEPTH) return this.#throughText(value);
     if (Array.isArray(value)) {
       const copy = new Array<unknown>(value.length);
