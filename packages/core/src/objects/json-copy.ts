@@ -4,9 +4,9 @@
  * JSON. `toJSON` is called with the member's key, boxed primitives are unboxed, members that JSON
  * leaves out (undefined, functions, symbols) are left out, and the same errors are thrown (a
  * BigInt, a cycle). The copy is made of plain objects, arrays and primitives only. The length
- * counts no escapes inside strings. On Node 20 it took a quarter of the time of stringify and
- * parse for a token record, and it shares the strings instead of making new ones
- * (docs/performance.md).
+ * counts no escapes inside strings. On Node 20, for a token record, this and `copyJsonValue`
+ * took 0.5 µs each against 1.2 for stringify and 1.4 for parse, and they share the strings
+ * instead of making new ones (docs/performance.md).
  */
 export function copyAsJson(value: unknown): { value: unknown; length: number } | undefined {
   const walk = new JsonWalk();
