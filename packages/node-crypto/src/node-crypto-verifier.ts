@@ -8,8 +8,9 @@ import { NODE_ALGORITHMS } from './algorithms.js';
  * libuv's thread pool while the event loop goes on. The core hands it WebCrypto keys it has
  * already imported and checked against the algorithm, and Node.js shares their key material with
  * a KeyObject at no cost (`KeyObject.from`), so nothing is cached here. Under HTTP load, CIBA
- * initiations took 0.86× the server CPU and 1.56× the throughput of the same check made
- * synchronously on the event loop (docs/performance.md). Inject it with
+ * initiations took 0.89× the server CPU and gave 1.5× the throughput of the same check made
+ * synchronously on the event loop; one verification alone costs more, the threads being woken
+ * for it (docs/performance.md). Inject it with
  * `createProvider({ verifier: nodeCryptoVerifier() })`.
  */
 export function nodeCryptoVerifier(): JwsVerifier {
