@@ -107,7 +107,7 @@ describe('nodeCryptoSigner when its thread misbehaves', () => {
 
   it('fails what it owes and starts afresh when an answer is not the next batch’s', async () => {
     const { key, signer, signature, worker } = await signatureUnderWay();
-    worker.emit('message', { batch: 1_000, results: [new Uint8Array(64)] });
+    worker.emit('message', { batch: 1_000, results: [64], signatures: new Uint8Array(64) });
     await expect(signature).rejects.toThrow('answered out of order');
     await signsAgain(signer, key);
   });
@@ -115,7 +115,13 @@ describe('nodeCryptoSigner when its thread misbehaves', () => {
   it('does so too for an answer with the wrong number of results, or one it cannot read', async () => {
     for (const disturb of [
       (worker: Worker) =>
-        worker.emit('message', { batch: 2, results: [new Uint8Array(64), new Uint8Array(64)] }),
+        worker.emit('message', { batch: 1, results: [64, 64], signatures: new Uint8Array(128) }),
+      // Lengths that do not take up the signatures' buffer exactly.
+      (worker: Worker) =>
+        worker.emit('message', { batch: 1, results: [64], signatures: new Uint8Array(32) }),
+      (worker: Worker) =>
+        worker.emit('message', { batch: 1, results: [-1], signatures: new Uint8Array(0) }),
+      (worker: Worker) => worker.emit('message', { batch: 1, results: [64] }),
       (worker: Worker) => worker.emit('messageerror', new Error('cannot deserialize')),
     ]) {
       const { key, signer, signature, worker } = await signatureUnderWay();

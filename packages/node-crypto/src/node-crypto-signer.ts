@@ -5,9 +5,9 @@ import { KeyCache, signingMaterial } from '@gatehouse-oidc/core/adapter';
 import { generateKeyPairJwks, type PreparedKey, prepareKey } from './algorithms.js';
 import { type SignBatch, type SignReply, startSignWorker } from './sign-worker.js';
 
-/** How a job's result settles its caller. */
+/** Who waits for a job's signature. */
 interface Waiter {
-  settle(result: unknown): void;
+  settle(signature: Uint8Array): void;
   reject(error: Error): void;
 }
 
@@ -17,9 +17,10 @@ interface WorkerKey {
   readonly key: PreparedKey;
 }
 
-/** The jobs of this event-loop turn, the keys they need by id, and who waits for each. */
+/** The jobs of this event-loop turn (key id and input), the keys they need by id, and who waits for each. */
 interface PendingBatch {
-  readonly jobs: SignBatch['jobs'];
+  readonly keyIds: string[];
+  readonly inputs: Uint8Array[];
   readonly keys: Map<string, WorkerKey>;
   readonly waiters: Waiter[];
 }
@@ -108,9 +109,20 @@ export function nodeCryptoSigner(): JwsSigner {
         failAll(new Error('the signing worker answered out of order'));
         return;
       }
+      if (!signaturesFit(reply)) {
+        failAll(new Error('the signing worker sent an unreadable answer'));
+        return;
+      }
       inFlight.shift();
+      let offset = 0;
       reply.results.forEach((result, index) => {
-        sent.waiters[index]?.settle(result);
+        const waiter = sent.waiters[index];
+        if (typeof result === 'string') {
+          waiter?.reject(new Error(`signing failed: ${result}`));
+        } else {
+          waiter?.settle(reply.signatures.subarray(offset, offset + result));
+          offset += result;
+        }
       });
       // An idle signer must not keep the process alive.
       if (inFlight.length === 0) started.unref();
@@ -128,7 +140,7 @@ export function nodeCryptoSigner(): JwsSigner {
   /** Sends the pending batch; if it cannot leave, its jobs fail rather than wait forever. */
   function flush(): void {
     if (!pending) return;
-    const { jobs, keys, waiters } = pending;
+    const { keyIds, inputs, keys, waiters } = pending;
     pending = undefined;
     try {
       const target = ensureWorker();
@@ -142,7 +154,8 @@ export function nodeCryptoSigner(): JwsSigner {
         number: batchNumber + 1,
         dropped: forgotten,
         keys: learnt.map(({ id, key }) => [id, key]),
-        jobs,
+        keyIds,
+        ...joinInputs(inputs),
       };
       target.postMessage(batch);
       batchNumber = batch.number;
@@ -158,16 +171,17 @@ export function nodeCryptoSigner(): JwsSigner {
   }
 
   /** Queues a job for the worker: a batch goes at the end of the turn, or at once when full. */
-  function enqueue(key: WorkerKey, job: SignBatch['jobs'][number], waiter: Waiter): void {
+  function enqueue(key: WorkerKey, input: Uint8Array, waiter: Waiter): void {
     if (!pending) {
-      pending = { jobs: [], keys: new Map(), waiters: [] };
+      pending = { keyIds: [], inputs: [], keys: new Map(), waiters: [] };
       setImmediate(flush);
     }
-    pending.jobs.push(job);
+    pending.keyIds.push(key.id);
+    pending.inputs.push(input);
     // The key travels with its job, so a key dropped from the cache meanwhile still gets there.
     pending.keys.set(key.id, key);
     pending.waiters.push(waiter);
-    if (pending.jobs.length === MAX_BATCH_SIZE) flush();
+    if (pending.keyIds.length === MAX_BATCH_SIZE) flush();
   }
 
   return {
@@ -187,14 +201,32 @@ export function nodeCryptoSigner(): JwsSigner {
           () => signingMaterial(key),
           () => workerKey('sign', prepareKey(key, takeMadeKey(key))),
         );
-        enqueue(prepared, [prepared.id, signingInput], {
-          settle: (result) =>
-            result instanceof Uint8Array
-              ? resolve(result)
-              : reject(new Error(`signing failed: ${String(result)}`)),
-          reject,
-        });
+        enqueue(prepared, signingInput, { settle: resolve, reject });
       });
     },
   };
+}
+
+/** The batch's inputs end to end in one buffer, and where each ends. */
+function joinInputs(inputs: readonly Uint8Array[]): Pick<SignBatch, 'lengths' | 'inputs'> {
+  const lengths = inputs.map((input) => input.length);
+  const joined = new Uint8Array(lengths.reduce((sum, length) => sum + length, 0));
+  let offset = 0;
+  for (const input of inputs) {
+    joined.set(input, offset);
+    offset += input.length;
+  }
+  return { lengths, inputs: joined };
+}
+
+/** The reply's signature lengths are whole numbers that take up exactly its buffer. */
+function signaturesFit({ results, signatures }: SignReply): boolean {
+  if (!(signatures instanceof Uint8Array)) return false;
+  let total = 0;
+  for (const result of results) {
+    if (typeof result === 'string') continue;
+    if (!Number.isSafeInteger(result) || result <= 0) return false;
+    total += result;
+  }
+  return total === signatures.length;
 }

@@ -3,22 +3,29 @@ import type { PreparedKey } from './algorithms.js';
 
 /**
  * One batch, numbered: the keys the worker may forget, the keys it has not seen yet, then the
- * jobs in order, each a signing input to sign with a key.
+ * jobs in order, each a signing input to sign with a key. The inputs travel end to end in one
+ * buffer, `lengths` saying where each ends: a message of one buffer costs both threads about half
+ * of one carrying a buffer per job (docs/performance.md).
  */
 export interface SignBatch {
   number: number;
   dropped: string[];
   keys: Array<[id: string, key: PreparedKey]>;
-  jobs: Array<[id: string, input: Uint8Array]>;
+  /** Per job, the id of its key. */
+  keyIds: string[];
+  /** Per job, the length of its input in `inputs`. */
+  lengths: number[];
+  inputs: Uint8Array;
 }
 
 /**
- * The answer to batch `batch`: per job, in order, the signature, or the error message when the
- * job failed.
+ * The answer to batch `batch`: per job, in order, the length of its signature in `signatures`
+ * (where they follow each other as the jobs do), or the error message when the job failed.
  */
 export interface SignReply {
   batch: number;
-  results: Array<Uint8Array | string>;
+  results: Array<number | string>;
+  signatures: Uint8Array;
 }
 
 /**
@@ -45,19 +52,33 @@ const collectGarbage = runInNewContext('gc');
 setFlagsFromString('--no-expose-gc');
 const keys = new Map();
 let droppedSinceCollection = 0;
-parentPort.on('message', ({ number, dropped, keys: added, jobs }) => {
+parentPort.on('message', ({ number, dropped, keys: added, keyIds, lengths, inputs }) => {
   for (const id of dropped) keys.delete(id);
   droppedSinceCollection += dropped.length;
   for (const [id, key] of added) keys.set(id, key);
-  const results = jobs.map(([id, input]) => {
+  const signatures = [];
+  let offset = 0;
+  const results = keyIds.map((id, job) => {
+    const input = inputs.subarray(offset, offset + lengths[job]);
+    offset += lengths[job];
     try {
       const { digest, key } = keys.get(id);
-      return sign(digest, input, key);
+      const signature = sign(digest, input, key);
+      signatures.push(signature);
+      return signature.length;
     } catch (error) {
       return String(error && error.message);
     }
   });
-  parentPort.postMessage({ batch: number, results });
+  // An array of its own, not Buffer.concat's slice of the shared pool: a message carries the whole
+  // buffer under a view.
+  const joined = new Uint8Array(signatures.reduce((sum, signature) => sum + signature.length, 0));
+  offset = 0;
+  for (const signature of signatures) {
+    joined.set(signature, offset);
+    offset += signature.length;
+  }
+  parentPort.postMessage({ batch: number, results, signatures: joined });
   // After the answer: the batch's callers do not wait for the collection.
   if (droppedSinceCollection >= ${COLLECT_AFTER_DROPPED_KEYS}) {
     droppedSinceCollection = 0;
