@@ -13,6 +13,12 @@ export const LOADED_REALMS_LIMIT = 2000;
 export class RecentlyUsed<Value> {
   readonly #entries = new Map<string, Value>();
   readonly #limit: number;
+  /**
+   * The key last set or read, which is the last in the map: reading it again moves nothing. A
+   * busy realm is read several times per request, and each move (a delete and a set) leaves a
+   * deleted slot the map must later compact.
+   */
+  #newest: string | undefined;
 
   constructor(limit: number = LOADED_REALMS_LIMIT) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be at least 1');
@@ -25,10 +31,11 @@ export class RecentlyUsed<Value> {
 
   get(key: string): Value | undefined {
     const value = this.#entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.#newest) {
       // A Map keeps insertion order: moved to the end, the entry is the most recently used.
       this.#entries.delete(key);
       this.#entries.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -36,6 +43,7 @@ export class RecentlyUsed<Value> {
   set(key: string, value: Value): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     if (this.#entries.size > this.#limit) {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
@@ -43,6 +51,7 @@ export class RecentlyUsed<Value> {
   }
 
   delete(key: string): boolean {
+    if (key === this.#newest) this.#newest = undefined;
     return this.#entries.delete(key);
   }
 }
