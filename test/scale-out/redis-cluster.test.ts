@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedRun, runSnippet } from '../docs/typescript-snippet.js';
 import { RedisCluster, redisBinaries } from '../support/redis-servers.js';
 import { storeAt } from '../support/store-backends.js';
-import { expectUnreplicatedWritesRefused, FailoverWorld } from './failover-load.js';
+import {
+  expectUnreplicatedWritesRefused,
+  FailoverWorld,
+  REPLICATED_REDIS_TIMEOUT_MS,
+} from './failover-load.js';
 
 /**
  * A Redis Cluster of three primaries and three replicas, started here: the Store contract holds
@@ -44,7 +48,9 @@ describe.skipIf(!redisBinaries)('a Redis Cluster of three primaries and three re
     let world: FailoverWorld;
 
     beforeAll(async () => {
-      world = await FailoverWorld.start(storeAt('Redis Cluster', cluster.url, 1000));
+      world = await FailoverWorld.start(
+        storeAt('Redis Cluster', cluster.url, REPLICATED_REDIS_TIMEOUT_MS),
+      );
     }, 30_000);
     afterAll(() => world?.close());
 

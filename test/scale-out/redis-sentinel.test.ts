@@ -2,7 +2,11 @@ import { RedisStore } from '@gatehouse-oidc/store-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisBinaries, SentinelGroup } from '../support/redis-servers.js';
 import { storeAt } from '../support/store-backends.js';
-import { expectUnreplicatedWritesRefused, FailoverWorld } from './failover-load.js';
+import {
+  expectUnreplicatedWritesRefused,
+  FailoverWorld,
+  REPLICATED_REDIS_TIMEOUT_MS,
+} from './failover-load.js';
 
 /**
  * A Redis primary, its replica and three sentinels, started here: two servers behind one issuer,
@@ -60,7 +64,9 @@ describe.skipIf(!redisBinaries)('a Redis Sentinel group of one primary and one r
     let world: FailoverWorld;
     beforeAll(async () => {
       group = await startGroup();
-      world = await FailoverWorld.start(storeAt('Redis Sentinel', group.url, 1000));
+      world = await FailoverWorld.start(
+        storeAt('Redis Sentinel', group.url, REPLICATED_REDIS_TIMEOUT_MS),
+      );
     }, 60_000);
     afterAll(async () => {
       try {
