@@ -38,6 +38,14 @@ describe('signRealmJwt', () => {
     expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(payload);
   });
 
+  it('signs a payload longer than the buffer kept for encoding payloads', async () => {
+    const payload = { claims: 'x'.repeat(20_000), more: 'é'.repeat(6_000) };
+    const jws = await signRealmJwt(context, 'JWT', payload);
+    expect(jws.split('.')[1]).toBe(base64url.encode(JSON.stringify(payload)));
+    const verified = await compactVerify(jws, key.publicJwk);
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(payload);
+  });
+
   it('refuses a key of another algorithm than asked for (a KeyStore that ignores alg)', async () => {
     await expect(signRealmJwt(context, 'JWT', { sub: 'a' }, 'RS256')).rejects.toThrow(
       'the KeyStore returned a ES256 key for RS256',
