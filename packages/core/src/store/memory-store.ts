@@ -342,9 +342,11 @@ export class MemoryStore implements Store {
   #sweep(): void {
     this.#writesSinceSweep = 0;
     const now = this.#now();
-    for (const [k, entry] of this.#entries) {
+    // forEach, not for…of: an iterator would make an entry array for each of the records, and a
+    // sweep visits all of them (a Map may be changed while forEach runs).
+    this.#entries.forEach((entry, k) => {
       if (entry.expiresAt <= now) this.#remove(k);
-    }
+    });
     for (const [grantId, until] of this.#closedGrants) {
       if (until <= now) this.#closedGrants.delete(grantId);
     }
