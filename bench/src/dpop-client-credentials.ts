@@ -1,6 +1,7 @@
 import { createProvider, type GatehouseRequest, type Provider } from '@gatehouse-oidc/core';
 import { nodeCryptoSigner, nodeCryptoVerifier } from '@gatehouse-oidc/node-crypto';
 import { dpopKey } from '../../test/support/dpop.js';
+import { median } from './cpu-rounds.js';
 import { proofsOf } from './dpop-proofs.js';
 import { BENCH_SERVICE_CLIENT, TOKEN_REQUEST_BODY } from './token-request.js';
 
@@ -73,8 +74,6 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 await provider.close();
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const bearer = median(timings.bearer);
 const dpop = median(timings.dpop);
 console.log(

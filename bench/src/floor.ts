@@ -105,13 +105,34 @@ export function floorLines(
   }
   return [
     `${'floor'.padEnd(28)} ${floor.micros.toFixed(0).padStart(6)} µs server CPU/req (${parts.join(' + ')})`,
-    ...[...results]
-      .filter(([name]) => name !== 'ceiling')
-      .map(
-        ([name, measured]) =>
-          `${`${name} / floor`.padEnd(28)} ${(measured.serverCpuMicrosPerRequest / floor.micros).toFixed(2).padStart(6)}   (${measured.serverCpuMicrosPerRequest.toFixed(0)} µs)`,
-      ),
+    ...floorRatios(floor, results).map(
+      ([name, ratio]) =>
+        `${`${name} / floor`.padEnd(28)} ${ratio.toFixed(2).padStart(6)}   (${results.get(name)?.serverCpuMicrosPerRequest.toFixed(0)} µs)`,
+    ),
   ];
+}
+
+/** Each server's server CPU per request as a multiple of the floor, the ceiling left out. */
+export function floorRatios(
+  floor: Floor,
+  results: ReadonlyMap<ServerName, Measurement>,
+): Array<[ServerName, number]> {
+  return [...results]
+    .filter(([name]) => name !== 'ceiling')
+    .map(([name, measured]) => [name, measured.serverCpuMicrosPerRequest / floor.micros]);
+}
+
+/** Per server, the median of its rounds' multiples of their floors, and the rounds' own. */
+export function medianFloorLines(
+  rounds: ReadonlyArray<ReadonlyArray<[ServerName, number]>>,
+): string[] {
+  const byServer = new Map<ServerName, number[]>();
+  for (const round of rounds)
+    for (const [name, ratio] of round) byServer.set(name, [...(byServer.get(name) ?? []), ratio]);
+  return [...byServer].map(
+    ([name, ratios]) =>
+      `${`${name} / floor`.padEnd(28)} ${median(ratios).toFixed(2).padStart(6)}   (median of ${ratios.length}: ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')})`,
+  );
 }
 
 const plural = (word: string, count: number) => (count === 1 ? word : `${word}s`);

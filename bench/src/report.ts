@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
+import { median } from './cpu-rounds.js';
 import type { LoadResult } from './load.js';
 import type { ScenarioName } from './scenarios.js';
 import type { ServerName } from './server-names.js';
@@ -307,14 +308,6 @@ export function medianCpuLines(
     return `${`server CPU per request, ${key}`.padEnd(47)} ${middle.toFixed(2).padStart(6)}   ${verdict}   (median of ${ratios.length}: ${each})`;
   });
   return [...serverLines, ...pairLines];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /**

@@ -5,7 +5,7 @@ import { anonymousMemory } from './anonymous-memory.js';
 import { exitOnSignals } from './child-lifetime.js';
 import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
-import { floorLines, floorOf, measureCryptoCosts } from './floor.js';
+import { floorLines, floorOf, floorRatios, measureCryptoCosts, medianFloorLines } from './floor.js';
 import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
@@ -52,11 +52,6 @@ console.log(
       : ''),
 );
 
-const cryptoCosts = await measureCryptoCosts();
-console.log(
-  `ES256 in this run (node:crypto, CPU per call): signature ${cryptoCosts.signMicros.toFixed(0)} µs, ` +
-    `verification ${cryptoCosts.verifyMicros.toFixed(0)} µs`,
-);
 /** The bare route's server CPU per request, each time the ceiling was measured in this run. */
 const bareRoute: number[] = [];
 
@@ -84,18 +79,32 @@ for (const scenario of settings.scenarios) {
   if (servers.length === 0) continue;
   console.log(`\n== ${scenario}`);
   const rounds: Map<ServerName, Measurement>[] = [];
+  const floorRatiosByRound: Array<Array<[ServerName, number]>> = [];
   for (let round = 1; round <= settings.rounds; round++) {
     if (settings.rounds > 1) console.log(`\n-- round ${round} of ${settings.rounds}`);
+    // The cryptography's cost is measured in every round, next to the servers: this machine's
+    // speed moved by half within one run, and a floor from another moment misjudged every round.
+    const cryptoCosts = await measureCryptoCosts(1_000, 3);
+    console.log(
+      `ES256 this round (node:crypto, CPU per call): signature ${cryptoCosts.signMicros.toFixed(0)} µs, ` +
+        `verification ${cryptoCosts.verifyMicros.toFixed(0)} µs`,
+    );
     const results = await measureRound(scenario, servers);
     if (results.size === 0) break;
     rounds.push(results);
     const ceiling = results.get('ceiling');
     if (ceiling) bareRoute.push(ceiling.serverCpuMicrosPerRequest);
     console.log(`\n${resultTable(results)}\n`);
+    // The bare route of this round where it ran in it, else the median of the rounds it ran in.
+    const floor =
+      bareRoute.length === 0
+        ? undefined
+        : floorOf(scenario, ceiling?.serverCpuMicrosPerRequest ?? median(bareRoute), cryptoCosts);
+    if (floor) floorRatiosByRound.push(floorRatios(floor, results));
     const lines = [
       ...(bareRoute.length === 0
         ? ['floor: unknown until the ceiling (the bare route) ran, in client_credentials']
-        : floorLines(floorOf(scenario, median(bareRoute), cryptoCosts), results)),
+        : floorLines(floor, results)),
       ...ratioLines(scenario, results),
       ...storeOpLines(scenario, results),
       ...serviceLines(results),
@@ -105,6 +114,7 @@ for (const scenario of settings.scenarios) {
   if (rounds.length > 1) {
     console.log(`\nover ${rounds.length} rounds, server CPU per request:`);
     for (const line of medianCpuLines(scenario, rounds)) console.log(line);
+    for (const line of medianFloorLines(floorRatiosByRound)) console.log(line);
     console.log(`\nover ${rounds.length} rounds, throughput:`);
     for (const line of medianRatioLines(scenario, rounds)) console.log(line);
   }

@@ -10,6 +10,7 @@ import {
   BatchSpanProcessor,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
+import { median } from './cpu-rounds.js';
 import {
   BENCH_API_CLIENT,
   BENCH_RESOURCE,
@@ -108,7 +109,6 @@ async function round(provider: Provider): Promise<number> {
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const fastest = (values: number[]) => sorted(values)[0] ?? Number.NaN;
-const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 const configurations = [
   { name: 'without instrumentation', instrumentation: () => undefined },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { floorLines, floorOf, measureCryptoCosts } from '../../bench/src/floor.js';
+import {
+  floorLines,
+  floorOf,
+  floorRatios,
+  measureCryptoCosts,
+  medianFloorLines,
+} from '../../bench/src/floor.js';
 import type { Measurement } from '../../bench/src/report.js';
 import type { ServerName } from '../../bench/src/server-names.js';
 
@@ -36,6 +42,27 @@ describe('a flow’s floor', () => {
     expect(floorLines(floorOf('ciba_initiation', 40, costs), results)[0]).toBe(
       'floor                           110 µs server CPU/req (bare route 40 + 1 ES256 verification × 70)',
     );
+  });
+
+  it('sums up rounds as each server’s median multiple of its round’s floor', () => {
+    const rounds = [
+      [40, 105],
+      [25, 70],
+      [60, 150],
+    ].map(([bareRoute, ours]) =>
+      floorRatios(
+        floorOf('client_credentials', bareRoute as number, costs) as NonNullable<
+          ReturnType<typeof floorOf>
+        >,
+        new Map<ServerName, Measurement>([
+          ['ceiling', measured(bareRoute as number)],
+          ['ours', measured(ours as number)],
+        ]),
+      ),
+    );
+    expect(medianFloorLines(rounds)).toEqual([
+      'ours / floor                   1.50   (median of 3: 1.50 1.27 1.67)',
+    ]);
   });
 
   it('measures an ES256 signature and verification in this process', async () => {
