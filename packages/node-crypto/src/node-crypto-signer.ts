@@ -17,7 +17,7 @@ interface WorkerKey {
   readonly key: PreparedKey;
 }
 
-/** The jobs of this event-loop turn (key id and input), the keys they need by id, and who waits for each. */
+/** The turn's jobs (key id, input), the keys they need by id, and who waits for each. */
 interface PendingBatch {
   readonly keyIds: string[];
   readonly inputs: Uint8Array[];
@@ -49,9 +49,9 @@ const MAX_MADE_KEYS = 64;
  * A JWS signer on `node:crypto`: each JWK becomes a KeyObject once, and signatures are computed
  * on a worker thread. Requests that need a signature in the same event-loop turn go to the worker
  * as one message, so under load the event loop pays one thread wake-up per batch instead of one
- * per signature (the libuv-pool form of `sign` spent about 11 µs per request on that alone); see
- * docs/performance.md. Signatures are checked by `nodeCryptoVerifier`, on the event loop. Inject it with
- * `createProvider({ signer: nodeCryptoSigner() })`.
+ * per signature (the libuv-pool form of `sign` spent about 11 µs per request on that alone), and
+ * the message carries the batch's inputs in one buffer; see docs/performance.md. Signatures are
+ * checked by `nodeCryptoVerifier`. Inject it with `createProvider({ signer: nodeCryptoSigner() })`.
  */
 export function nodeCryptoSigner(): JwsSigner {
   let nextKeyId = 0;
