@@ -38,7 +38,7 @@ function encodedHeader(key: SigningKey, typ: string): Uint8Array {
   let header = byTyp.get(typ);
   if (header === undefined) {
     const json = JSON.stringify({ alg: key.alg, typ, kid: key.kid });
-    header = encoder.encode(`${ascii.decode(withBase64urlJson(new Uint8Array(0), json))}.`);
+    header = encoder.encode(`${base64urlFromBytes(encoder.encode(json))}.`);
     byTyp.set(typ, header);
   }
   return header;

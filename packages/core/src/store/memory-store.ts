@@ -298,7 +298,8 @@ export class MemoryStore implements Store {
 
   /**
    * Drops capped records, oldest first, until `bytes` more fit; with none left, sweeps the
-   * expired records (at most once a second) and then refuses. True when it removed any record.
+   * expired records (at most once a second) and then refuses. True when it had to make room,
+   * which may have removed records.
    */
   #makeRoom(bytes: number): boolean {
     let removed = false;
