@@ -5,7 +5,14 @@ import { anonymousMemory } from './anonymous-memory.js';
 import { exitOnSignals } from './child-lifetime.js';
 import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
-import { floorLines, floorOf, floorRatios, measureCryptoCosts, medianFloorLines } from './floor.js';
+import {
+  FLOW_CRYPTO,
+  floorLines,
+  floorOf,
+  floorRatios,
+  measureCryptoCosts,
+  medianFloorLines,
+} from './floor.js';
 import { launchServer, ServerUnavailableError } from './launch.js';
 import { applyLoad } from './load.js';
 import {
@@ -102,9 +109,11 @@ for (const scenario of settings.scenarios) {
         : floorOf(scenario, ceiling?.serverCpuMicrosPerRequest ?? median(bareRoute), cryptoCosts);
     if (floor) floorRatiosByRound.push(floorRatios(floor, results));
     const lines = [
-      ...(bareRoute.length === 0
-        ? ['floor: unknown until the ceiling (the bare route) ran, in client_credentials']
-        : floorLines(floor, results)),
+      ...(floor
+        ? floorLines(floor, results)
+        : FLOW_CRYPTO.has(scenario)
+          ? ['floor: unknown, the ceiling (the bare route) not measured (BENCH_SERVERS)']
+          : []),
       ...ratioLines(scenario, results),
       ...storeOpLines(scenario, results),
       ...serviceLines(results),

@@ -13,6 +13,7 @@ import {
   checkSpent,
   checkTokenEndpoint,
   isUserGrant,
+  postForm,
   TOKEN_REQUEST_BODY,
   tokenRequestBody,
   type UserGrantType,
@@ -40,6 +41,7 @@ export function scenarioRequests(
   log: (line: string) => void,
 ): ScenarioRequests {
   const tokenUrl = server.baseUrl + server.tokenPath;
+  if (server.fixedAnswers) return bareRoute(scenario, server);
   if (scenario === 'ciba_initiation') return cibaInitiation(server);
   if (scenario === DPOP_CLIENT_CREDENTIALS) return dpopClientCredentials(server, settings);
   if (scenario === PAR_AUTHORIZATION_CODE) return pushedThenExchanged(server, settings, log);
@@ -68,6 +70,41 @@ export function scenarioRequests(
         })),
       };
     },
+  };
+}
+
+/** About the length of the one-time credentials and ID tokens the servers mint. */
+const CREDENTIAL_LIKE = 'c'.repeat(43);
+const ID_TOKEN_LIKE = 'h'.repeat(600);
+
+/**
+ * The ceiling in a scenario the floor is computed for: the scenario's request, its credential
+ * a string of about the same length that nothing minted (the bare route reads one field and
+ * answers a fixed JSON), the same body every time.
+ */
+function bareRoute(scenario: RequestScenarioName, server: LaunchedServer): ScenarioRequests {
+  const ciba = scenario === 'ciba_initiation';
+  const path = ciba ? server.backchannelPath : server.tokenPath;
+  if (
+    path === undefined ||
+    scenario === DPOP_CLIENT_CREDENTIALS ||
+    scenario === PAR_AUTHORIZATION_CODE
+  )
+    throw new Error(`the bare route has no ${scenario} request`);
+  const url = server.baseUrl + path;
+  const body = ciba
+    ? cibaRequestBody(ID_TOKEN_LIKE)
+    : isUserGrant(scenario)
+      ? tokenRequestBody(scenario, CREDENTIAL_LIKE)
+      : TOKEN_REQUEST_BODY;
+  return {
+    url,
+    async check() {
+      const { status, text } = await postForm(url, body);
+      if (status !== 200)
+        throw new Error(`the bare route answered ${status}: ${text.slice(0, 300)}`);
+    },
+    bodiesFor: async () => ({ kind: 'fixed', body }),
   };
 }
 

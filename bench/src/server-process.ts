@@ -32,8 +32,16 @@ const close = () => {
 exitWithParent(close);
 const server = await startOrReport(SERVERS.get(name));
 started = server;
-const { baseUrl, tokenPath, jwksPath, backchannelPath, parPath, issuerTokenUrl, storePrefix } =
-  server;
+const {
+  baseUrl,
+  tokenPath,
+  jwksPath,
+  backchannelPath,
+  parPath,
+  issuerTokenUrl,
+  fixedAnswers,
+  storePrefix,
+} = server;
 reply({
   type: 'ready',
   endpoint: {
@@ -43,6 +51,7 @@ reply({
     ...(backchannelPath ? { backchannelPath } : {}),
     ...(parPath ? { parPath } : {}),
     ...(issuerTokenUrl ? { issuerTokenUrl } : {}),
+    ...(fixedAnswers ? { fixedAnswers } : {}),
   },
   ...(storePrefix ? { storePrefix } : {}),
 });

@@ -124,6 +124,11 @@ export interface TokenEndpoint {
    * portless base URL behind which it listens on a random port).
    */
   readonly issuerTokenUrl?: string;
+  /**
+   * Set for the ceiling (the bare route): a fixed JSON for every request of every scenario, no
+   * token to verify and no credential to mint.
+   */
+  readonly fixedAnswers?: true;
 }
 
 export interface CheckedToken {

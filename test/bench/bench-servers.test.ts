@@ -6,12 +6,15 @@ import {
   cibaRequestBody,
 } from '../../bench/src/ciba-request.js';
 import { checkDpopClientCredentials } from '../../bench/src/dpop-proofs.js';
+import { FLOW_CRYPTO } from '../../bench/src/floor.js';
 import {
   type LaunchedServer,
   launchServer,
   ServerUnavailableError,
 } from '../../bench/src/launch.js';
 import { checkPushedRequest, PUSHED_REQUEST_BODY } from '../../bench/src/pushed-request.js';
+import { scenarioRequests } from '../../bench/src/scenario-requests.js';
+import { DPOP_CLIENT_CREDENTIALS } from '../../bench/src/scenarios.js';
 import { type ServerName, STORE_SERVICES } from '../../bench/src/server-names.js';
 import {
   BENCH_USER,
@@ -193,9 +196,19 @@ describe('bench servers', () => {
     });
   });
 
-  it('the ceiling mints nothing: it takes part in client_credentials only', async () => {
-    await expect(started('ceiling').mint('authorization_code', 1)).rejects.toThrow(
-      /client_credentials only/,
+  it('the ceiling mints nothing: it answers every floor scenario with a fixed JSON', async () => {
+    const ceiling = started('ceiling');
+    await expect(ceiling.mint('authorization_code', 1)).rejects.toThrow(/client_credentials only/);
+    const pool = { poolRate: 1, connections: 1 };
+    for (const scenario of [...FLOW_CRYPTO.keys()]) {
+      const requests = scenarioRequests(scenario, ceiling, pool, () => {});
+      await expect(requests.check()).resolves.toBe(undefined);
+      await expect(requests.bodiesFor(1)).resolves.toMatchObject({ kind: 'fixed' });
+    }
+    const unknownGrant = await postForm(`${ceiling.baseUrl}/token`, 'grant_type=password');
+    expect(unknownGrant.status).toBe(400);
+    expect(() => scenarioRequests(DPOP_CLIENT_CREDENTIALS, ceiling, pool, () => {})).toThrow(
+      /no dpop_client_credentials request/,
     );
   });
 });

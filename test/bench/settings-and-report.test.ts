@@ -211,6 +211,37 @@ describe('bench ratios', () => {
       'ours-redis / ours        0.11   (no target)',
     );
   });
+
+  it('the code exchange on Redis within 1.5× the CPU of memory, and what the store adds apart', () => {
+    const round = (memory: number, redis: number) =>
+      new Map<ServerName, Measurement>([
+        ['ours', measured(4000, memory)],
+        ['ours-redis', measured(3000, redis)],
+      ]);
+    expect(
+      medianCpuLines('authorization_code', [round(200, 290), round(220, 350), round(180, 270)]),
+    ).toEqual([
+      'gatehouse (fastify, node-crypto)            200 µs   (median of 3: 200 220 180)',
+      'gatehouse on Redis (ioredis)                290 µs   (median of 3: 290 350 270)',
+      'server CPU per request, ours / ours-redis         0.67   target >= 0.67  PASS   (median of 3: 0.69 0.63 0.67)',
+      '  ours-redis adds to ours                           90 µs (median of 3: 90 130 90)',
+    ]);
+    expect(medianCpuLines('authorization_code', [round(200, 310)]).at(2)).toContain(
+      'target >= 0.67  MISS',
+    );
+  });
+
+  it('the ceiling is compared with ours only where a target says so; elsewhere it is the floor', () => {
+    const results = new Map<ServerName, Measurement>([
+      ['ours', measured(4000, 200)],
+      ['ceiling', measured(20_000, 40)],
+    ]);
+    expect(ratioLines('authorization_code', results)).toEqual([]);
+    expect(medianCpuLines('refresh_token', [results]).slice(2)).toEqual([]);
+    expect(ratioLines('client_credentials', results)[0]).toBe(
+      'ours / ceiling           0.20   target >= 0.6   MISS',
+    );
+  });
 });
 
 describe('bench store operations', () => {

@@ -9,9 +9,21 @@ const FIXED_TOKEN_RESPONSE = JSON.stringify({
   expires_in: 600,
 });
 
+/** A fixed answer shaped like a CIBA initiation's (CIBA Core 1.0 §7.3). */
+const FIXED_BACKCHANNEL_RESPONSE = JSON.stringify({
+  auth_req_id: 'ceiling',
+  expires_in: 120,
+  interval: 5,
+});
+
+/** The grants whose token requests the bench sends. */
+const BENCH_GRANTS = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+
 /**
  * The most a Fastify server on this machine can do for the same request: parse the urlencoded
- * form, look at one field, answer a fixed JSON. No OAuth work at all.
+ * form, look at one field, answer a fixed JSON. No OAuth work at all. It takes every scenario's
+ * request that the floor is computed for (floor.ts): a token request of each grant the bench
+ * sends, and a CIBA initiation; it mints nothing, so a user grant's credential is any string.
  */
 export async function startCeiling(): Promise<RunningServer> {
   const app = Fastify();
@@ -20,14 +32,24 @@ export async function startCeiling(): Promise<RunningServer> {
     { parseAs: 'string' },
     (_request, body, done) => done(null, parse(body as string)),
   );
+  const json = 'application/json; charset=utf-8';
   app.post('/token', async (request, reply) => {
     const form = request.body as Record<string, unknown>;
-    if (form.grant_type !== 'client_credentials')
+    if (typeof form.grant_type !== 'string' || !BENCH_GRANTS.has(form.grant_type))
       return reply.code(400).send({ error: 'unsupported_grant_type' });
-    return reply
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(FIXED_TOKEN_RESPONSE);
+    return reply.header('content-type', json).send(FIXED_TOKEN_RESPONSE);
+  });
+  app.post('/bc-authorize', async (request, reply) => {
+    const form = request.body as Record<string, unknown>;
+    if (form.scope !== 'openid') return reply.code(400).send({ error: 'invalid_scope' });
+    return reply.header('content-type', json).send(FIXED_BACKCHANNEL_RESPONSE);
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { baseUrl, tokenPath: '/token', close: () => app.close() };
+  return {
+    baseUrl,
+    tokenPath: '/token',
+    backchannelPath: '/bc-authorize',
+    fixedAnswers: true,
+    close: () => app.close(),
+  };
 }
