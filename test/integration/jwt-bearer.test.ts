@@ -140,7 +140,7 @@ describe('ID-JAG (Identity Assertion JWT Authorization Grant)', () => {
     ['the audience of another server', () => idJag({ aud: 'https://other-as.example.com' })],
     [
       'the token endpoint as audience (ID-JAG wants the issuer)',
-      () => idJag({ aud: h.issuer() + '/token' }),
+      () => idJag({ aud: `${h.issuer()}/token` }),
     ],
     ['an untrusted issuer', () => idJag({ iss: 'https://evil.example.com' })],
     ['an expired one', () => idJag({ iat: h.nowSeconds() - 400, exp: h.nowSeconds() - 40 })],
@@ -226,7 +226,7 @@ describe('ID-JAG (Identity Assertion JWT Authorization Grant)', () => {
 describe('plain RFC 7523 assertions (workload identity)', () => {
   const plain = (claims: AssertionClaims = {}) =>
     workload.mint(
-      { sub: 'bob', aud: h.issuer() + '/token', ...claims },
+      { sub: 'bob', aud: `${h.issuer()}/token`, ...claims },
       { now: h.clock.now(), header: { typ: 'JWT' } },
     );
 
