@@ -15,6 +15,7 @@ const NOTHING_TO_INSTALL = new Map([
   ['browser-sign-in.md', 'shell commands against the demo server (`pnpm start`)'],
   ['errors.md', 'a fragment of realm configuration, no code to run'],
   ['performance.md', '`pnpm bench` in a clone and what it prints'],
+  ['performance-history.md', 'what earlier `pnpm bench` runs printed, no code to run'],
   [
     'standalone-server.md',
     'the `gatehouse` command (installed from npm or run in a clone), its config file and HTTP calls',
