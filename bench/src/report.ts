@@ -3,7 +3,7 @@ import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { median } from './cpu-rounds.js';
 import type { LoadResult } from './load.js';
 import type { ScenarioName } from './scenarios.js';
-import type { ServerName } from './server-names.js';
+import { type ServerName, STORE_SERVICES } from './server-names.js';
 
 export interface Measurement extends LoadResult {
   /** CPU time of the server process (all its threads) per answered request. */
@@ -125,7 +125,7 @@ interface Comparison {
   readonly ratio: number;
   /** Server CPU per request, against / server: how many times cheaper `server` is per request. */
   readonly cpuRatio: number;
-  /** Server CPU per request, server − against, in µs: what a shared store adds to ours. */
+  /** Server CPU per request, server − against, in µs (for a shared store: what it adds to ours). */
   readonly cpuDifference: number;
   /** All CPU per request (server, Redis, load), against / server; when Redis was counted. */
   readonly allCpuRatio?: number;
@@ -316,14 +316,14 @@ export function medianCpuLines(
     const verdict =
       atLeast === undefined
         ? '(no target)'
-        : `target >= ${formatTarget(atLeast).padEnd(4)}  ${middle >= atLeast ? 'PASS' : 'MISS'}`;
+        : `target >= ${formatTarget(atLeast).padEnd(5)} ${middle >= atLeast ? 'PASS' : 'MISS'}`;
     const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
     const lines = [
       `${`server CPU per request, ${key}`.padEnd(47)} ${middle.toFixed(2).padStart(6)}   ${verdict}   (median of ${ratios.length}: ${each})`,
     ];
     // What the shared store adds, apart: a cheaper core raises the ratio without the store
     // costing more.
-    if (isStoreVariant(comparison.server)) {
+    if (comparison.server in STORE_SERVICES) {
       const added = differences.map((difference) => difference.toFixed(0)).join(' ');
       lines.push(
         `${`  ${comparison.server} adds to ${comparison.against}`.padEnd(47)} ${median(differences).toFixed(0).padStart(6)} µs (median of ${differences.length}: ${added})`,
@@ -334,8 +334,9 @@ export function medianCpuLines(
   return [...serverLines, ...pairLines];
 }
 
+/** Whole targets as they are; others to three decimals, so a miss never prints as the target. */
 const formatTarget = (atLeast: number) =>
-  Number.isInteger(atLeast) ? String(atLeast) : atLeast.toFixed(2);
+  Number.isInteger(atLeast) ? String(atLeast) : atLeast.toFixed(3);
 
 /**
  * For each server that counts its store operations: the operations per request, with PASS or

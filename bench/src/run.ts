@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { RedisServerStats } from '../../test/support/service-admin.js';
 import { anonymousMemory } from './anonymous-memory.js';
 import { exitOnSignals } from './child-lifetime.js';
-import { median } from './cpu-rounds.js';
 import { delegationLines, measureDelegationGrants } from './delegation-grants.js';
 import {
   FLOW_CRYPTO,
@@ -59,9 +58,6 @@ console.log(
       : ''),
 );
 
-/** The bare route's server CPU per request, each time the ceiling was measured in this run. */
-const bareRoute: number[] = [];
-
 const invalid: string[] = [];
 const skipped: string[] = [];
 for (const scenario of settings.scenarios) {
@@ -100,13 +96,11 @@ for (const scenario of settings.scenarios) {
     if (results.size === 0) break;
     rounds.push(results);
     const ceiling = results.get('ceiling');
-    if (ceiling) bareRoute.push(ceiling.serverCpuMicrosPerRequest);
     console.log(`\n${resultTable(results)}\n`);
-    // The bare route of this round where it ran in it, else the median of the rounds it ran in.
-    const floor =
-      bareRoute.length === 0
-        ? undefined
-        : floorOf(scenario, ceiling?.serverCpuMicrosPerRequest ?? median(bareRoute), cryptoCosts);
+    // The bare route of this round and flow: its speed moves from one round to the next.
+    const floor = ceiling
+      ? floorOf(scenario, ceiling.serverCpuMicrosPerRequest, cryptoCosts)
+      : undefined;
     if (floor) floorRatiosByRound.push(floorRatios(floor, results));
     const lines = [
       ...(floor

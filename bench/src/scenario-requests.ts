@@ -101,8 +101,8 @@ function bareRoute(scenario: RequestScenarioName, server: LaunchedServer): Scena
     url,
     async check() {
       const { status, text } = await postForm(url, body);
-      if (status !== 200)
-        throw new Error(`the bare route answered ${status}: ${text.slice(0, 300)}`);
+      const answered = status === 200 && JSON.parse(text)[ciba ? 'auth_req_id' : 'access_token'];
+      if (!answered) throw new Error(`the bare route answered ${status}: ${text.slice(0, 300)}`);
     },
     bodiesFor: async () => ({ kind: 'fixed', body }),
   };

@@ -66,7 +66,7 @@ process.on('message', async (message: ParentMessage) => {
   } else if (message.type === 'mint') {
     minting = minting.then(async () => {
       try {
-        if (!server.mint) throw new Error(`${name} answers client_credentials only`);
+        if (!server.mint) throw new Error(`${name} mints no credentials`);
         reply({ type: 'mint', credentials: await server.mint(message.kind, message.count) });
       } catch (error) {
         reply({ type: 'mint', error: error instanceof Error ? error.message : String(error) });

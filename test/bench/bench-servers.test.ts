@@ -198,7 +198,7 @@ describe('bench servers', () => {
 
   it('the ceiling mints nothing: it answers every floor scenario with a fixed JSON', async () => {
     const ceiling = started('ceiling');
-    await expect(ceiling.mint('authorization_code', 1)).rejects.toThrow(/client_credentials only/);
+    await expect(ceiling.mint('authorization_code', 1)).rejects.toThrow(/mints no credentials/);
     const pool = { poolRate: 1, connections: 1 };
     for (const scenario of [...FLOW_CRYPTO.keys()]) {
       const requests = scenarioRequests(scenario, ceiling, pool, () => {});

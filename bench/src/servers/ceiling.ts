@@ -2,7 +2,7 @@ import { parse } from 'node:querystring';
 import Fastify from 'fastify';
 import type { RunningServer } from './running-server.js';
 
-/** A fixed answer shaped like a token response: what the ceiling server sends for every request. */
+/** A fixed answer shaped like a token response: what the ceiling sends for every token request. */
 const FIXED_TOKEN_RESPONSE = JSON.stringify({
   access_token: 'ceiling',
   token_type: 'Bearer',

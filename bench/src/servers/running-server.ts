@@ -22,7 +22,7 @@ export interface RunningServer extends TokenEndpoint {
   /**
    * Mints `count` credentials of `kind` for the web client (see token-request.ts): one-time
    * codes or refresh tokens, each good for one token request, or ID tokens of the bench user.
-   * Absent on servers that only answer client_credentials.
+   * Absent on servers that mint nothing (the ceiling, the standalone server).
    */
   mint?(kind: CredentialKind, count: number): Promise<string[]>;
   /** What it counted so far; for ours, once no request is in flight. */
