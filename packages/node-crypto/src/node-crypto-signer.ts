@@ -35,7 +35,7 @@ interface SentBatch {
  * A full batch goes at once rather than at the end of the event-loop turn, so the worker signs
  * while the event loop goes on parsing the turn's other requests; with one batch per turn the two
  * took turns waiting for each other. In alternating bench runs 8 gave about 10% more throughput
- * than unbounded batches (docs/performance.md).
+ * than unbounded batches (docs/performance-history.md).
  */
 const MAX_BATCH_SIZE = 8;
 
@@ -50,7 +50,7 @@ const MAX_MADE_KEYS = 64;
  * on a worker thread. Requests that need a signature in the same event-loop turn go to the worker
  * as one message, so under load the event loop pays one thread wake-up per batch instead of one
  * per signature (the libuv-pool form of `sign` spent about 11 µs per request on that alone), and
- * the message carries the batch's inputs in one buffer; see docs/performance.md. Signatures are
+ * the message carries the batch's inputs in one buffer; see docs/performance-history.md. Signatures are
  * checked by `nodeCryptoVerifier`. Inject it with `createProvider({ signer: nodeCryptoSigner() })`.
  */
 export function nodeCryptoSigner(): JwsSigner {

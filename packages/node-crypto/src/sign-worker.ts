@@ -5,7 +5,7 @@ import type { PreparedKey } from './algorithms.js';
  * One batch, numbered: the keys the worker may forget, the keys it has not seen yet, then the
  * jobs in order, each a signing input to sign with a key. The inputs travel end to end in one
  * buffer, `lengths` saying where each ends: a message of one buffer costs both threads about half
- * of one carrying a buffer per job (docs/performance.md).
+ * of one carrying a buffer per job (docs/performance-history.md).
  */
 export interface SignBatch {
   number: number;

@@ -10,7 +10,7 @@
  *   npx tsx packages/store-redis/scripts/exchange-bench.ts [redis://127.0.0.1:6379]
  *
  * Redis's counters are the whole server's: anything else using it at the same time is counted
- * too. docs/performance.md quotes this script's figures.
+ * too. docs/performance-history.md quotes this script's figures.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';

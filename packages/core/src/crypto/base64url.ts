@@ -13,7 +13,7 @@ const ascii = new TextDecoder();
  * Unpadded base64url (RFC 4648 §5) of `bytes`, from a lookup table. For the short inputs of every
  * token request (a signature, a `jti`) this is several times faster than jose's encoder, which
  * goes through a binary string, `btoa` and three regex replacements, and it makes no garbage but
- * the string (docs/performance.md).
+ * the string (docs/performance-history.md).
  */
 export function base64urlFromBytes(bytes: Uint8Array): string {
   let out = '';

@@ -3,7 +3,7 @@ import { base64urlFromBytes } from './base64url.js';
 /**
  * Random bytes are drawn from the CSPRNG in blocks and handed out once each: one
  * `getRandomValues` call costs about as much for 4 KiB as for 16 bytes, and it was a visible share
- * of a token request's CPU time (docs/performance.md).
+ * of a token request's CPU time (docs/performance-history.md).
  */
 const POOL_BYTES = 4096;
 let pool = new Uint8Array(0);

@@ -47,7 +47,7 @@ function encodedHeader(key: SigningKey, typ: string): Uint8Array {
 /**
  * `prefix`, then the base64url of the UTF-8 of `json`, as ASCII bytes: written straight into the
  * bytes to sign, with none of the intermediate strings of `btoa` and its character replacements
- * (docs/performance.md).
+ * (docs/performance-history.md).
  */
 function withBase64urlJson(prefix: Uint8Array, json: string): Uint8Array<ArrayBuffer> {
   const utf8 =
