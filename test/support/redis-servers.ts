@@ -306,7 +306,26 @@ export class SentinelGroup {
       (await group.cli(replica, 'INFO', 'replication')).includes('master_link_status:up'),
     );
     await group.agreeOn(primary);
+    await group.#knowReplica(replica);
     return group;
+  }
+
+  /**
+   * Waits until every sentinel lists `port` as a replica in good standing. A sentinel learns of
+   * replicas from the primary's INFO, every 10 s: one elected to lead a failover before it heard
+   * of the replica finds no replica to promote, and keeps failing while the primary is down.
+   */
+  async #knowReplica(port: number): Promise<void> {
+    await waitFor('the sentinels to know the replica', async () => {
+      for (const sentinel of this.sentinelPorts) {
+        const fields = (
+          await this.cli(sentinel, 'SENTINEL', 'REPLICAS', SentinelGroup.GROUP)
+        ).split('\n');
+        const field = (name: string) => fields[fields.indexOf(name) + 1];
+        if (field('port') !== String(port) || field('flags') !== 'slave') return false;
+      }
+      return true;
+    });
   }
 
   async cli(port: number, ...args: string[]): Promise<string> {
