@@ -262,16 +262,14 @@ export function medianRatioLines(
  * (either database) on every shared flow; and ours on Redis at most 1.5× ours in memory for the
  * code exchange (ours / ours-redis at least 2/3).
  */
+const TOKEN_FLOW_CPU_TARGETS = { 'oidc-provider': 4, 'better-auth': 1, 'better-auth-postgres': 1 };
 const CPU_TARGETS: ReadonlyMap<
   ScenarioName,
   Readonly<Partial<Record<ServerName, number>>>
 > = new Map<ScenarioName, Readonly<Partial<Record<ServerName, number>>>>([
-  ['client_credentials', { 'oidc-provider': 4, 'better-auth': 1, 'better-auth-postgres': 1 }],
-  [
-    'authorization_code',
-    { 'oidc-provider': 4, 'better-auth': 1, 'better-auth-postgres': 1, 'ours-redis': 2 / 3 },
-  ],
-  ['refresh_token', { 'oidc-provider': 4, 'better-auth': 1, 'better-auth-postgres': 1 }],
+  ['client_credentials', TOKEN_FLOW_CPU_TARGETS],
+  ['authorization_code', { ...TOKEN_FLOW_CPU_TARGETS, 'ours-redis': 2 / 3 }],
+  ['refresh_token', TOKEN_FLOW_CPU_TARGETS],
   ['ciba_initiation', { 'oidc-provider': 3 }],
 ]);
 
