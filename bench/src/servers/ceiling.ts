@@ -1,5 +1,7 @@
 import { parse } from 'node:querystring';
 import Fastify from 'fastify';
+import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL } from '../ciba-request.js';
+import type { GrantType } from '../token-request.js';
 import type { RunningServer } from './running-server.js';
 
 /** A fixed answer shaped like a token response: what the ceiling sends for every token request. */
@@ -12,12 +14,16 @@ const FIXED_TOKEN_RESPONSE = JSON.stringify({
 /** A fixed answer shaped like a CIBA initiation's (CIBA Core 1.0 §7.3). */
 const FIXED_BACKCHANNEL_RESPONSE = JSON.stringify({
   auth_req_id: 'ceiling',
-  expires_in: 120,
-  interval: 5,
+  expires_in: BENCH_CIBA_EXPIRES_IN,
+  interval: BENCH_CIBA_INTERVAL,
 });
 
 /** The grants whose token requests the bench sends. */
-const BENCH_GRANTS = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+const BENCH_GRANTS = new Set<string>([
+  'client_credentials',
+  'authorization_code',
+  'refresh_token',
+] satisfies GrantType[]);
 
 /**
  * The most a Fastify server on this machine can do for the same request: parse the urlencoded
