@@ -56,7 +56,9 @@ describe('ApiRealms with another key than the one a realm was written with', () 
       'reader-cookie-secret-0123456789abcdef',
     );
     expect(await writer.unreadable()).toEqual([]);
-    expect((await reader.unreadable()).map((problem) => problem.realm)).toEqual(['shop']);
+    expect(
+      (await reader.unreadable()).map(({ realm, clientIds }) => ({ realm, clientIds })),
+    ).toEqual([{ realm: 'shop', clientIds: ['web'] }]);
     expect(reader.withoutSecrets(stored).clients.map((client) => client.client_id)).toEqual([
       'web',
       'mobile',
@@ -102,6 +104,18 @@ describe('ApiRealms and the initial access token of a realm with registration', 
       'realm "shop" cannot be served: its registration\'s initial access token does not open',
     );
     expect(error?.message).not.toContain(TOKEN);
+  });
+
+  it('is found among the unreadable realms when it is the realm\'s only sealed value', async () => {
+    const store = new MemoryStore();
+    await new ApiRealms(store, box()).write('shop', undefined, {
+      ...WITH_REGISTRATION,
+      clients: [],
+    });
+    const reader = new ApiRealms(store, new SecretBox('reader-cookie-secret-0123456789abcdef'));
+    const [problem] = await reader.unreadable();
+    expect(problem?.initialAccessToken).toBe(true);
+    expect(await new ApiRealms(store, box()).unreadable()).toEqual([]);
   });
 });
 
