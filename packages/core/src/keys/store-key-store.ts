@@ -151,20 +151,26 @@ export class StoreKeyStore implements KeyStore {
     // store that no longer holds it lost its keys (a restart without persistence, a lossy
     // failover): we forget ours, never to sign with or publish a key other instances cannot
     // read, and take the store's, or make one there as every instance does, so all agree again.
-    const [newest, next] = await Promise.all([
+    // A realm's first read asks for two positions at once: most realms hold one key, and
+    // learning in a second round trip that none follows it would double its first token's wait.
+    const [newest, ...following] = await Promise.all([
       known > 0 ? this.#key(realmName, known) : undefined,
-      this.#key(realmName, known + 1),
+      ...[known + 1, known + 2]
+        .slice(0, known === 0 ? 2 : 1)
+        .map((position) => this.#key(realmName, position)),
     ]);
     let position = known + 1;
-    let found = next;
     if (known > 0 && newest?.kid !== state.keys[known - 1]?.kid) {
       state.keys = [];
       position = 1;
-      found = await this.#key(realmName, position);
+      following.length = 0;
     }
-    for (; found; found = await this.#key(realmName, ++position)) {
+    for (;;) {
+      const found = following.length > 0 ? following.shift() : await this.#key(realmName, position);
+      if (!found) break;
       // #append may have pushed its own key at this position meanwhile.
       if (state.keys.length === position - 1) state.keys.push(found);
+      position++;
     }
     state.refreshedAt = this.#now();
     return state;
