@@ -8,7 +8,8 @@ import {
   type ServerOptions,
 } from '@gatehouse-oidc/server';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { decodeProtectedHeader } from 'jose';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { basicAuthorization, FORM_HEADERS, form, SECRETS } from '../support/fixtures.js';
 import {
   ADMIN_TOKEN,
@@ -95,6 +96,16 @@ async function machineToken(server: Server, realm: string): Promise<string> {
   });
   expect(response.statusCode, response.body).toBe(200);
   return response.json().access_token;
+}
+
+/** The kids of the realm's signing keys in the store, in the order they were made. */
+async function storedKids(store: MemoryStore, realm: string): Promise<string[]> {
+  const kids: string[] = [];
+  for (;;) {
+    const key = await store.get<{ kid: string }>('signing_key', `${realm}/${kids.length + 1}`);
+    if (!key) return kids;
+    kids.push(key.kid);
+  }
 }
 
 const introspect = (server: Server, realm: string, token: string) =>
@@ -199,6 +210,32 @@ describe('realms of the admin API', () => {
       sub: 'alice',
       name: 'Alice',
     });
+  });
+
+  it('makes a created realm\'s signing key as it is written: its first token is signed with it', async () => {
+    const store = new MemoryStore();
+    const server = start({}, { store });
+    expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);
+    const made = await storedKids(store, 'shop');
+    expect(made).toHaveLength(1);
+    expect(decodeProtectedHeader(await machineToken(server, 'shop')).kid).toBe(made[0]);
+    expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(200);
+    expect(await storedKids(store, 'shop')).toEqual(made);
+  });
+
+  it('creates a realm all the same when its key cannot be written: its first token makes it', async () => {
+    const store = new MemoryStore();
+    const add = store.add.bind(store);
+    let refused = 0;
+    vi.spyOn(store, 'add').mockImplementation(async (namespace, id, value, options) => {
+      if (namespace === 'signing_key' && refused++ === 0) throw new Error('store went away');
+      return add(namespace, id, value, options);
+    });
+    const server = start({}, { store });
+    expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);
+    expect([refused, await storedKids(store, 'shop')]).toEqual([1, []]);
+    const kid = decodeProtectedHeader(await machineToken(server, 'shop')).kid;
+    expect(await storedKids(store, 'shop')).toEqual([kid]);
   });
 
   it('replaces a realm with 200, and answers GET with the realm object without any secret', async () => {

@@ -120,6 +120,7 @@ describe('createProvider options', () => {
         'grants',
         'handle',
         'interactions',
+        'prepareKeys',
         'realm',
         'rotateKeys',
         'sessions',

@@ -160,6 +160,12 @@ export interface Provider {
   realm(name: string): Promise<Realm | undefined>;
   /** Rotates a realm's signing key; the old key stays in the JWKS until its tokens expired. */
   rotateKeys(realmName: string): Promise<void>;
+  /**
+   * Makes the realm's current key of its `signing_alg` now, unless it has one, so that its first
+   * token need not wait for it: for a host that creates realms. Keys of the other algorithms
+   * (RS256 for ID tokens) are made when first needed; an RSA key takes tens of milliseconds.
+   */
+  prepareKeys(realmName: string): Promise<void>;
   /** How the host's login and consent pages read and finish interactions. */
   readonly interactions: Interactions;
   /** How the authenticator's back end answers CIBA requests. */
@@ -470,6 +476,9 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     async rotateKeys(realmName) {
       await context.keys.rotate((await namedRealm(realmName)).realm);
+    },
+    async prepareKeys(realmName) {
+      await context.keys.currentKey((await namedRealm(realmName)).realm);
     },
     close: () => store.close(),
   };

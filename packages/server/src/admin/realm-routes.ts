@@ -35,6 +35,19 @@ function pageSize(limit: string): number | undefined {
   return size >= 1 && size <= MAX_PAGE ? size : undefined;
 }
 
+/**
+ * Makes a new realm's signing key as it is written, so that its first token is not kept waiting
+ * for it (every instance, restarted or not, then reads it). Should the store fail here, the realm
+ * is written all the same and its first token makes the key, as a config file's realm's does.
+ */
+async function prepareKeys(provider: Provider, realm: string): Promise<void> {
+  try {
+    await provider.prepareKeys(realm);
+  } catch {
+    // Left to the first token, above.
+  }
+}
+
 interface RealmParams {
   realm: string;
 }
@@ -90,9 +103,9 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
   app.put<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
     const body = parseBody(request.body);
     if ('issues' in body) return invalid(reply, body.issues);
-    return answer(reply, await editor.putRealm(request.params.realm, body.value), () =>
-      catalog.shown(request.params.realm),
-    );
+    const outcome = await editor.putRealm(request.params.realm, body.value);
+    if (outcome.status === 'created') await prepareKeys(provider, request.params.realm);
+    return answer(reply, outcome, () => catalog.shown(request.params.realm));
   });
 
   app.delete<{ Params: RealmParams }>('/realms/:realm', async (request, reply) => {
