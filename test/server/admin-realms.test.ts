@@ -212,7 +212,7 @@ describe('realms of the admin API', () => {
     });
   });
 
-  it('makes a created realm\'s signing key as it is written: its first token is signed with it', async () => {
+  it('makes a created realm’s signing key as it is written: its first token is signed with it', async () => {
     const store = new MemoryStore();
     const server = start({}, { store });
     expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);

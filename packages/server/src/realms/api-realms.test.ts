@@ -106,7 +106,7 @@ describe('ApiRealms and the initial access token of a realm with registration', 
     expect(error?.message).not.toContain(TOKEN);
   });
 
-  it('is found among the unreadable realms when it is the realm\'s only sealed value', async () => {
+  it('is found among the unreadable realms when it is the realm’s only sealed value', async () => {
     const store = new MemoryStore();
     await new ApiRealms(store, box()).write('shop', undefined, {
       ...WITH_REGISTRATION,
