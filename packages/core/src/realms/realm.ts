@@ -13,6 +13,7 @@ import { sha256Bytes } from '../crypto/digest.js';
 import type { ErrorDialect } from '../errors/codes.js';
 import { ANY_ORIGIN, type Origins } from '../http/cors.js';
 import type { UrlAuthor } from '../outbound/outbound.js';
+import { RealmClients } from './realm-clients.js';
 
 /**
  * How long a back-channel logout token lives: its receiver needs it only on arrival, and each
@@ -133,15 +134,14 @@ export interface Realm {
 export function buildRealm(config: RealmConfig, baseUrl: string): Realm {
   const frozen = deepFreeze(config);
   const issuer = `${baseUrl}/oauth/${frozen.name}`;
-  const clients = frozen.clients.map((client) => buildClient(client, frozen.signing_alg));
   return Object.freeze({
     name: frozen.name,
     issuer,
     config: frozen,
-    clients: new Map(clients.map((client) => [client.id, client])),
+    clients: new RealmClients(frozen.clients, (client) => buildClient(client, frozen.signing_alg)),
     corsOrigins: takesOutsideClients(frozen)
       ? ANY_ORIGIN
-      : new Set(clients.flatMap((client) => [...client.allowedOrigins])),
+      : new Set(frozen.clients.flatMap(clientOrigins)),
     // FAPI 2.0 SP §5.4: a fapi2 realm signs with its own algorithm only, never RS256.
     signingAlgorithms: Object.freeze(
       isFapi2(frozen)
@@ -179,7 +179,7 @@ export function buildClient(
     scopes: new Set(scopes),
     defaultScopes: config.default_scope === undefined ? scopes : splitScope(config.default_scope),
     grantTypes: new Set(config.grant_types),
-    allowedOrigins: new Set(config.allowed_origins ?? redirectOrigins(config.redirect_uris)),
+    allowedOrigins: new Set(clientOrigins(config)),
     idTokenAlg: config.id_token_signed_response_alg ?? realmAlg,
     secretDigest:
       config.client_secret === undefined
@@ -206,6 +206,10 @@ function buildTrustedIssuer(config: TrustedIssuerConfig): TrustedIssuer {
 /** Whether clients whose metadata an outsider writes may come: documents, registrations. */
 const takesOutsideClients = (config: RealmConfig): boolean =>
   config.client_id_metadata_documents?.enabled === true || config.registration !== undefined;
+
+/** Origins whose scripts may read the client's answers: `allowed_origins`, else its redirect URIs'. */
+const clientOrigins = (config: ClientConfig): readonly string[] =>
+  config.allowed_origins ?? redirectOrigins(config.redirect_uris);
 
 /** The origins of the http(s) redirect URIs; a native app's private-use scheme has none. */
 function redirectOrigins(redirectUris: readonly string[]): string[] {
