@@ -51,6 +51,9 @@ const API_WRITES = WRITE === 'api' ? REALMS : Math.min(REALMS, 1_000);
 const PAGE = 1_000;
 /** Realms touched again once every realm was: the last touched, well within the 2,000 kept. */
 const WARM_REALMS = 1_000;
+/** Slow requests sent less than this apart were slowed by the same stall. */
+const BURST_GAP_MS = 100;
+
 const MEMORY_PROBE = fileURLToPath(new URL('./memory-probe.mjs', import.meta.url));
 
 console.log(`gatehouse realms at scale ${new Date().toISOString()}`);
@@ -130,7 +133,9 @@ async function measure(server: Standalone): Promise<void> {
   console.log(await whereMemoryIs(server.pid));
 
   const cpuBefore = await server.cpuMicros();
+  const passStarted = performance.now();
   const firsts = await touchRealms(server.origin, 1, REALMS);
+  const passMs = performance.now() - passStarted;
   const touchCpuMs = ((await server.cpuMicros()) - cpuBefore) / 1000 / (REALMS - 1);
   const touched = await residentBytes(server.pid);
   console.log(
@@ -145,8 +150,10 @@ async function measure(server: Standalone): Promise<void> {
   const warmCpuBefore = await server.cpuMicros();
   const warm = await touchRealms(server.origin, warmFrom, REALMS);
   const warmCpuMs = ((await server.cpuMicros()) - warmCpuBefore) / 1000 / (REALMS - warmFrom);
+  console.log(`  every realm touched in ${seconds(passMs)}:`);
   for (const kind of ['discovery', 'client_credentials'] as const) {
     console.log(`  first ${kind.padEnd(22)} ${latencies(firsts[kind], 50)}`);
+    console.log(`    its slowest 1%: ${bursts(firsts[kind])}`);
     console.log(`  … again, realm in memory   ${latencies(warm[kind])}`);
   }
   console.log(
@@ -193,10 +200,10 @@ async function measure(server: Standalone): Promise<void> {
 /**
  * Realms `from … to-1`, `IN_FLIGHT` at a time, each once: half first asked for their discovery
  * document, half first for a token, then the other. The time of each realm's first request of
- * the pass, from sending to the last byte of its answer.
+ * the pass, from sending to the last byte of its answer, and when it was sent.
  */
 async function touchRealms(origin: string, from: number, to: number) {
-  const times = { discovery: [] as number[], client_credentials: [] as number[] };
+  const times = { discovery: [] as Timed[], client_credentials: [] as Timed[] };
   let next = from;
   const discovery = (realm: string) => timed(`${origin}${discoveryPath(realm)}`);
   const token = (realm: string) =>
@@ -221,13 +228,19 @@ async function touchRealms(origin: string, from: number, to: number) {
   return times;
 }
 
-/** Milliseconds a request took to be answered 200 in full; throws on any other answer. */
-async function timed(url: string, init?: RequestInit): Promise<number> {
-  const started = performance.now();
+/** When a request was sent (performance.now()) and how long it took, in milliseconds. */
+interface Timed {
+  startedMs: number;
+  tookMs: number;
+}
+
+/** The request answered 200 in full, timed; throws on any other answer. */
+async function timed(url: string, init?: RequestInit): Promise<Timed> {
+  const startedMs = performance.now();
   const response = await fetch(url, init);
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text}`);
-  return performance.now() - started;
+  return { startedMs, tookMs: performance.now() - startedMs };
 }
 
 /** `IN_FLIGHT` connections for a warm-up then a measured run, with the server's CPU over it. */
@@ -329,8 +342,8 @@ interface ProbeReport {
 }
 
 /** Percentiles of `times`, and whether the 99th meets `target` milliseconds when one is given. */
-function latencies(times: readonly number[], target?: number): string {
-  const sorted = [...times].sort((a, b) => a - b);
+function latencies(times: readonly Timed[], target?: number): string {
+  const sorted = times.map(({ tookMs }) => tookMs).sort((a, b) => a - b);
   const at = (share: number) =>
     sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
   const p99 = at(0.99);
@@ -339,6 +352,25 @@ function latencies(times: readonly number[], target?: number): string {
   return (
     `p50 ${at(0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${at(1).toFixed(1)} ms ` +
     `(${times.length} realms${verdict})`
+  );
+}
+
+/**
+ * How the slowest 1% of `times` came: a stall of the server (a major garbage collection) slows
+ * every request in flight at once, and when the stalls are many, the p99 is theirs.
+ */
+function bursts(times: readonly Timed[]): string {
+  const slowest = [...times]
+    .sort((a, b) => b.tookMs - a.tookMs)
+    .slice(0, Math.ceil(times.length / 100))
+    .sort((a, b) => a.startedMs - b.startedMs);
+  const count = slowest.filter(
+    (each, index) =>
+      index === 0 || each.startedMs - (slowest[index - 1] as Timed).startedMs > BURST_GAP_MS,
+  ).length;
+  return (
+    `${slowest.length} requests, sent in ${count} bursts (each request less than ` +
+    `${BURST_GAP_MS} ms after the one before)`
   );
 }
 
