@@ -223,7 +223,7 @@ describe('realms of the admin API', () => {
     expect(await storedKids(store, 'shop')).toEqual(made);
   });
 
-  it('creates a realm all the same when its key cannot be written: its first token makes it', async () => {
+  it('creates a realm all the same when its key cannot be written, and reports it: its first token makes it', async () => {
     const store = new MemoryStore();
     const add = store.add.bind(store);
     let refused = 0;
@@ -231,9 +231,14 @@ describe('realms of the admin API', () => {
       if (namespace === 'signing_key' && refused++ === 0) throw new Error('store went away');
       return add(namespace, id, value, options);
     });
-    const server = start({}, { store });
+    const report = vi.fn();
+    const server = start({}, { store, report });
     expect((await admin(server, 'PUT', '/realms/shop', realmObject())).statusCode).toBe(201);
     expect([refused, await storedKids(store, 'shop')]).toEqual([1, []]);
+    expect(report).toHaveBeenCalledWith(new Error('store went away'), {
+      method: 'PUT',
+      path: '/admin/realms/shop',
+    });
     const kid = decodeProtectedHeader(await machineToken(server, 'shop')).kid;
     expect(await storedKids(store, 'shop')).toEqual([kid]);
   });

@@ -5,6 +5,7 @@ import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
 import type { RealmEditor } from '../realms/realm-editor.js';
 import { RealmSecretsUnreadable } from '../realms/realm-secrets-unreadable.js';
+import type { ErrorReporter } from '../report-error.js';
 import { answer, invalid, json, parseBody } from './edit-answers.js';
 import {
   deleteRegisteredClient,
@@ -20,6 +21,8 @@ export interface RealmRoutesOptions {
   editor: RealmEditor;
   /** Ends the sessions and grants a deleted realm or client leaves behind. */
   provider: Provider;
+  /** Where a created realm's key that could not be made is told. */
+  report: ErrorReporter;
 }
 
 /** A realm with many clients and users is larger than the admin API's other bodies. */
@@ -37,14 +40,20 @@ function pageSize(limit: string): number | undefined {
 
 /**
  * Makes a new realm's signing key as it is written, so that its first token is not kept waiting
- * for it (every instance, restarted or not, then reads it). Should the store fail here, the realm
- * is written all the same and its first token makes the key, as a config file's realm's does.
+ * for it (every instance, restarted or not, then reads it). The realm is read and kept in memory
+ * as its first request would, so a bulk of creations takes the place of idle realms there.
+ * Should the key not be made (the store, the signer), that is reported and the realm is written
+ * all the same: its first token makes the key, as a config file's realm's does.
  */
-async function prepareKeys(provider: Provider, realm: string): Promise<void> {
+async function prepareKeys(
+  provider: Provider,
+  realm: string,
+  reportFailure: (error: unknown) => void,
+): Promise<void> {
   try {
     await provider.prepareKeys(realm);
-  } catch {
-    // Left to the first token, above.
+  } catch (error) {
+    reportFailure(error);
   }
 }
 
@@ -62,7 +71,7 @@ interface ClientParams extends RealmParams {
  */
 export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
   app,
-  { catalog, editor, provider },
+  { catalog, editor, provider, report },
 ) => {
   app.removeAllContentTypeParsers();
   // The body stays text: JSON that does not parse is answered like any other invalid body.
@@ -104,7 +113,10 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     const body = parseBody(request.body);
     if ('issues' in body) return invalid(reply, body.issues);
     const outcome = await editor.putRealm(request.params.realm, body.value);
-    if (outcome.status === 'created') await prepareKeys(provider, request.params.realm);
+    if (outcome.status === 'created') {
+      const where = { method: request.method, path: request.url.split('?', 1)[0] ?? request.url };
+      await prepareKeys(provider, request.params.realm, (error) => report(error, where));
+    }
     return answer(reply, outcome, () => catalog.shown(request.params.realm));
   });
 

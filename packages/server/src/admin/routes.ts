@@ -30,7 +30,7 @@ export interface AdminOptions {
   /** Leading bits of an IPv6 address the throttle counts as one address. */
   ipv6PrefixLength: number;
   /** The realms and clients the admin API reads and writes. */
-  realms: Omit<RealmRoutesOptions, 'provider'>;
+  realms: Omit<RealmRoutesOptions, 'provider' | 'report'>;
 }
 
 /**
@@ -125,7 +125,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
   );
 
   app.register(sessionRoutes, { provider, accounts });
-  app.register(realmRoutes, { ...realms, provider });
+  app.register(realmRoutes, { ...realms, provider, report });
 
   // What this instance's store dropped or refused on its own: shedding means anonymous traffic
   // reaches the memory ceiling (docs/security.md).
