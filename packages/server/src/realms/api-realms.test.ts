@@ -119,6 +119,34 @@ describe('ApiRealms and the initial access token of a realm with registration', 
   });
 });
 
+describe('ApiRealms.unreadable, realm by realm', () => {
+  const WRITER_SECRET = 'writer-cookie-secret-0123456789abcdef';
+  const TWO_SECRETS = {
+    ...REALM,
+    clients: [
+      {
+        ...REALM.clients[0],
+        previous_client_secret: 'shop-web-old-secret-0123456789abcdef',
+        previous_client_secret_expires_at: 4_102_444_800,
+      },
+      { client_id: 'admin', client_secret: 'shop-admin-secret-0123456789abcdef' },
+    ],
+  };
+
+  it('opens one sealed value of a readable realm, and every one of an unreadable realm', async () => {
+    const store = new MemoryStore();
+    await new ApiRealms(store, new SecretBox(WRITER_SECRET)).write('shop', undefined, TWO_SECRETS);
+    const box = new SecretBox(WRITER_SECRET);
+    const opens = vi.spyOn(box, 'open');
+    expect(await new ApiRealms(store, box).unreadable()).toEqual([]);
+    expect(opens).toHaveBeenCalledTimes(1);
+    const other = new ApiRealms(store, new SecretBox('reader-cookie-secret-0123456789abcdef'));
+    expect((await other.unreadable()).map((problem) => problem.clientIds)).toEqual([
+      ['web', 'admin'],
+    ]);
+  });
+});
+
 describe('ApiRealms.unreadable over many realms', () => {
   it('finds every unreadable realm while reading one at a time', async () => {
     const store = new MemoryStore();

@@ -154,7 +154,9 @@ export class ApiRealms {
    * of the event loop at a time. Sixteen at a time, realms' first requests queued behind its
    * reads: their p99 rose by a quarter at 10,000 realms (docs/performance.md). Of each realm one
    * sealed value is opened, all of them only when it does not open: every write seals the whole
-   * realm with one key (`#seal`), so the first tells of the rest, at a tenth of the cost.
+   * realm with one key (`#seal`), so the first tells of the rest, at a tenth of the cost. A
+   * record changed outside the server (by hand, from mixed backups) may hide an unreadable value
+   * behind a readable first one: that realm answers 503 at its first request, and says why.
    */
   async unreadable(): Promise<RealmSecretsUnreadable[]> {
     const problems: RealmSecretsUnreadable[] = [];
