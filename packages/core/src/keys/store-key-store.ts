@@ -151,8 +151,9 @@ export class StoreKeyStore implements KeyStore {
     // store that no longer holds it lost its keys (a restart without persistence, a lossy
     // failover): we forget ours, never to sign with or publish a key other instances cannot
     // read, and take the store's, or make one there as every instance does, so all agree again.
-    // A realm's first read asks for two positions at once: most realms hold one key, and
-    // learning in a second round trip that none follows it would double its first token's wait.
+    // A realm's first read asks for two positions at once: a realm holds a key of each
+    // algorithm it has signed with (its signing_alg; RS256 too once its JWKS was asked for), and
+    // reading them one round trip at a time made its first token wait for each, and one more.
     const [newest, ...following] = await Promise.all([
       known > 0 ? this.#key(realmName, known) : undefined,
       ...[known + 1, known + 2]
