@@ -51,7 +51,7 @@ const API_WRITES = WRITE === 'api' ? REALMS : Math.min(REALMS, 1_000);
 const PAGE = 1_000;
 /** Realms touched again once every realm was: the last touched, well within the 2,000 kept. */
 const WARM_REALMS = 1_000;
-/** Slow requests sent less than this apart were slowed by the same stall. */
+/** Slow requests sent at most this far apart were slowed by the same stall. */
 const BURST_GAP_MS = 100;
 
 const MEMORY_PROBE = fileURLToPath(new URL('./memory-probe.mjs', import.meta.url));
@@ -369,7 +369,7 @@ function bursts(times: readonly Timed[]): string {
       index === 0 || each.startedMs - (slowest[index - 1] as Timed).startedMs > BURST_GAP_MS,
   ).length;
   return (
-    `${slowest.length} requests, sent in ${count} bursts (each request less than ` +
+    `${slowest.length} requests, sent in ${count} bursts (each request at most ` +
     `${BURST_GAP_MS} ms after the one before)`
   );
 }
