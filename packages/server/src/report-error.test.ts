@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '@gatehouse-oidc/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { describeError, stderrReporter } from './report-error.js';
+import { describeError, reportedPath, stderrReporter } from './report-error.js';
 import { redactStoreSecrets } from './store.js';
 
 const STORE = 'postgres://gatehouse:pa55-w0rd@db.internal:5432/idp';
@@ -80,5 +80,14 @@ describe('stderrReporter', () => {
     );
     expect(text).not.toContain('pa55-w0rd');
     expect(text).toContain('  caused by: Error: could not connect to ***; password *** refused');
+  });
+});
+
+describe('reportedPath', () => {
+  it('leaves out the query and all but the start of an auth_req_id', () => {
+    expect(reportedPath('/admin/realms/shop?note=secret')).toBe('/admin/realms/shop');
+    expect(reportedPath('/admin/realms/demo/ciba/abcdefghijklmnop/approve?x=1')).toBe(
+      '/admin/realms/demo/ciba/abcdef…/approve',
+    );
   });
 });

@@ -53,6 +53,15 @@ function summary(error: unknown): string {
   return `${name}: ${message}`;
 }
 
+/** A request's path as reports name it: without the query, nor an auth_req_id in full. */
+export function reportedPath(url: string): string {
+  const path = url.split('?', 1)[0] ?? url;
+  return path.replace(
+    /(\/ciba\/)([^/]+)/,
+    (_match, prefix: string, authReqId: string) => `${prefix}${redactAuthReqId(authReqId)}`,
+  );
+}
+
 /**
  * An auth_req_id as reports may show it: its first characters, enough to match two entries
  * about one request. The whole value is a credential of the polling client.

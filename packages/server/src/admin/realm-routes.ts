@@ -5,7 +5,7 @@ import { endRealmSignIns, revokeClientGrants } from '../realms/leftovers.js';
 import type { CatalogRealm, RealmCatalog } from '../realms/realm-catalog.js';
 import type { RealmEditor } from '../realms/realm-editor.js';
 import { RealmSecretsUnreadable } from '../realms/realm-secrets-unreadable.js';
-import type { ErrorReporter } from '../report-error.js';
+import { type ErrorReporter, reportedPath } from '../report-error.js';
 import { answer, invalid, json, parseBody } from './edit-answers.js';
 import {
   deleteRegisteredClient,
@@ -114,7 +114,7 @@ export const realmRoutes: FastifyPluginAsync<RealmRoutesOptions> = async (
     if ('issues' in body) return invalid(reply, body.issues);
     const outcome = await editor.putRealm(request.params.realm, body.value);
     if (outcome.status === 'created') {
-      const where = { method: request.method, path: request.url.split('?', 1)[0] ?? request.url };
+      const where = { method: request.method, path: reportedPath(request.url) };
       await prepareKeys(provider, request.params.realm, (error) => report(error, where));
     }
     return answer(reply, outcome, () => catalog.shown(request.params.realm));

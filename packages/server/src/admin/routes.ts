@@ -10,7 +10,7 @@ import {
 import { send } from '@gatehouse-oidc/fastify';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { parseCibaApproval } from '../ciba/approval.js';
-import { type ErrorReporter, redactAuthReqId } from '../report-error.js';
+import { type ErrorReporter, reportedPath } from '../report-error.js';
 import { addressKey } from '../throttle/address-key.js';
 import { FailureCounter, type ThrottleLimit } from '../throttle/failure-counter.js';
 import { type RealmRoutesOptions, realmRoutes } from './realm-routes.js';
@@ -91,7 +91,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (
       status >= 400 && status < 500
         ? oauthErrorResponse(new OAuthError('invalid_request', undefined, { status }))
         : errorToResponse(error, (unexpected) =>
-            report(unexpected, { method: request.method, path: pathOf(request) }),
+            report(unexpected, { method: request.method, path: reportedPath(request.url) }),
           );
     return send(reply, response);
   });
@@ -159,13 +159,4 @@ function digest(value: string): Buffer {
 
 function bodyOf(request: FastifyRequest): Buffer | undefined {
   return Buffer.isBuffer(request.body) ? request.body : undefined;
-}
-
-/** The path without the query, and without an auth_req_id in full: it is a credential. */
-function pathOf(request: FastifyRequest): string {
-  const path = request.url.split('?', 1)[0] ?? request.url;
-  return path.replace(
-    /(\/ciba\/)([^/]+)/,
-    (_match, prefix: string, authReqId: string) => `${prefix}${redactAuthReqId(authReqId)}`,
-  );
 }

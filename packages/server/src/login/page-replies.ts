@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Locale } from '../pages/i18n.js';
 import { pageHeaders } from '../pages/layout.js';
 import { type MessageKind, messagePage } from '../pages/message.js';
-import type { ErrorReporter } from '../report-error.js';
+import { type ErrorReporter, reportedPath } from '../report-error.js';
 
 /** An HTML page with the headers every built-in page carries. */
 export function sendHtml(
@@ -44,7 +44,7 @@ export function errorPages(report: ErrorReporter) {
     ) {
       return sendMessage(reply, 'en', 503, 'unavailable');
     }
-    report(error, { method: request.method, path: request.url.split('?', 1)[0] ?? request.url });
+    report(error, { method: request.method, path: reportedPath(request.url) });
     return sendMessage(reply, 'en', 500, 'error');
   };
 }
