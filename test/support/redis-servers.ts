@@ -216,9 +216,10 @@ export class RedisCluster {
   }
 }
 
-/** One Redis server on its own, beside which the bench measures a Cluster. */
+/** One Redis server on its own: the bench measures a Cluster beside it; a test makes it a replica. */
 export class RedisServer {
   readonly #processes = new ServerProcesses();
+  #process: ReturnType<ServerProcesses['start']> | undefined;
 
   private constructor(
     readonly binaries: Binaries,
@@ -234,7 +235,10 @@ export class RedisServer {
     const [port] = (await freePorts(1)) as [number];
     const folder = temporaryFolder('redis-server');
     const server = new RedisServer(binaries, folder, port);
-    server.#processes.start(binaries['redis-server'], serverArgs(port, folder.path));
+    server.#process = server.#processes.start(
+      binaries['redis-server'],
+      serverArgs(port, folder.path),
+    );
     await waitFor(`redis ${port}`, async () => (await server.cli('PING')) === 'PONG');
     return server;
   }
@@ -242,6 +246,11 @@ export class RedisServer {
   async cli(...args: string[]): Promise<string> {
     const { stdout } = await run(this.binaries['redis-cli'], ['-p', String(this.port), ...args]);
     return stdout.trim();
+  }
+
+  /** Stops the server (SIGSTOP) until the function returned is called. */
+  freeze(): () => void {
+    return freeze([this.#process]);
   }
 
   async stop(): Promise<void> {

@@ -553,8 +553,10 @@ describe.skipIf(!url)('RedisStore', () => {
       );
       expect(await store.consume('ns', 'alone-0')).toMatchObject({ firstUse: true });
       expect(await calls('wait')).toBe(waits);
-      // Counted once for the next second, not once per write.
-      expect(await calls('role')).toBe(roles + 1);
+      // Counted again for every turn's writes (a replica may join at any moment), not per write:
+      // the twenty answer in one or two turns, the consume in one more.
+      expect(await calls('role')).toBeGreaterThanOrEqual(roles + 2);
+      expect(await calls('role')).toBeLessThanOrEqual(roles + 3);
     });
 
     it('throws a reply saying the command is wrong as it is, not as StoreUnavailableError', async () => {
