@@ -24,8 +24,11 @@ export interface ScenarioRequests {
   readonly url: string;
   /** Fails unless the server answers one request of the scenario correctly; run before any load. */
   check(): Promise<void>;
-  /** The bodies of a run of `seconds`: the fixed one, one per credential of a fresh pool, or a few in turn. */
-  bodiesFor(seconds: number): Promise<RequestBodies>;
+  /**
+   * The bodies of a run of `seconds`: the fixed one, one per credential of a fresh pool, or a few
+   * in turn. A pool lasts at the pool rate, or at `rate` when that is higher.
+   */
+  bodiesFor(seconds: number, rate?: number): Promise<RequestBodies>;
 }
 
 export interface PoolSettings {
@@ -61,8 +64,8 @@ export function scenarioRequests(
       await checkTokenEndpoint(server, scenario, credential);
       await checkSpent(server, scenario, credential);
     },
-    async bodiesFor(seconds) {
-      const credentials = await mintPool(server, scenario, poolSize(settings, seconds), log);
+    async bodiesFor(seconds, rate) {
+      const credentials = await mintPool(server, scenario, poolSize(settings, seconds, rate), log);
       return {
         kind: 'one-time',
         pool: credentials.map((credential) => ({
@@ -108,9 +111,9 @@ function bareRoute(scenario: RequestScenarioName, server: LaunchedServer): Scena
   };
 }
 
-/** Requests for a run of `seconds` at the pool rate, and one more per connection. */
-const poolSize = (settings: PoolSettings, seconds: number) =>
-  seconds * settings.poolRate + settings.connections;
+/** Requests for a run of `seconds` at the pool rate (or `rate`, if higher), and one more per connection. */
+const poolSize = (settings: PoolSettings, seconds: number, rate = 0) =>
+  Math.ceil(seconds * Math.max(settings.poolRate, rate)) + settings.connections;
 
 async function mintPool(
   server: LaunchedServer,
@@ -135,8 +138,12 @@ function dpopClientCredentials(server: LaunchedServer, settings: PoolSettings): 
   return {
     url: server.baseUrl + server.tokenPath,
     check: async () => checkDpopClientCredentials(server, await key),
-    async bodiesFor(seconds) {
-      const proofs = await proofsOf(await key, dpopTokenUrl(server), poolSize(settings, seconds));
+    async bodiesFor(seconds, rate) {
+      const proofs = await proofsOf(
+        await key,
+        dpopTokenUrl(server),
+        poolSize(settings, seconds, rate),
+      );
       const body = Buffer.from(TOKEN_REQUEST_BODY);
       return { kind: 'one-time', pool: proofs.map((dpop) => ({ body, headers: { dpop } })) };
     },
@@ -163,8 +170,8 @@ function pushedThenExchanged(
       const [code = ''] = await server.mint('authorization_code', 1);
       await checkTokenEndpoint(server, 'authorization_code', code);
     },
-    async bodiesFor(seconds) {
-      const pairs = Math.ceil(poolSize(settings, seconds) / 2);
+    async bodiesFor(seconds, rate) {
+      const pairs = Math.ceil(poolSize(settings, seconds, rate) / 2);
       const codes = await mintPool(server, 'authorization_code', pairs, log);
       return {
         kind: 'one-time',

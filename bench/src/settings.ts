@@ -23,8 +23,8 @@ export interface BenchSettings {
   /**
    * Requests per second the one-time credentials of the user-grant scenarios are minted for: a
    * pool of `seconds × poolRate + connections` before the warm-up and another before the measured
-   * run. Well above what either server reaches here (the warm-up, still settling, is no guide);
-   * a run that spends its whole pool fails rather than measure errors.
+   * run, for twice the warm-up's rate when that is higher (a fast machine). A run that spends its
+   * whole pool fails rather than measure errors.
    */
   readonly poolRate: number;
   /**
