@@ -19,11 +19,12 @@ const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key
  * configured: a replica that is gone (killed, or cut off long enough for its primary to drop it)
  * is not waited for, so the replica promoted in a failover serves writes before a new replica
  * joins it. One that is connected but silent (frozen, partitioned within the replication
- * timeout) is waited for, and the writes fail meanwhile. A primary with all the replicas awaited
- * has them counted (`ROLE`) at most once a second, and again when a `WAIT` falls short; one with
- * fewer is counted again before every `WAIT`, since a replica that has just joined (one that
- * rejoins after a failover, within the second) could take over from it: the writes of that
- * second would not be on it.
+ * timeout) is waited for, and the writes fail meanwhile. Each primary's replicas are counted
+ * (`ROLE`) at most once a second, and again when a `WAIT` falls short; a primary counted with
+ * none, before every turn's writes are reported done: a replica that joins it (the old primary,
+ * back after a failover) could take over from it within that second, and no replica would have
+ * had the second's writes. One that joins a primary with replicas is left to the election, which
+ * prefers the replica with the most data.
  *
  * The writes that finish in one run of microtasks share one `WAIT` per primary: under load a
  * batch of requests costs one replication round trip, not one each.
@@ -72,9 +73,7 @@ export class ReplicaAcknowledgement {
     try {
       const counted = this.#counted.get(primary);
       const replicas =
-        counted !== undefined &&
-        counted.replicas >= this.#replicas &&
-        performance.now() - counted.at < RECOUNT_MS
+        counted !== undefined && counted.replicas > 0 && performance.now() - counted.at < RECOUNT_MS
           ? counted.replicas
           : await this.#count(primary, connection);
       awaited = Math.min(this.#replicas, replicas);
