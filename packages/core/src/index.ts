@@ -122,7 +122,9 @@ export {
 } from './store/memory-store.js';
 export {
   type CappedRecordOptions,
+  type ConditionalConsumeResult,
   type ConsumeResult,
+  type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordCap,
   type RecordKey,

@@ -1,7 +1,9 @@
 import {
   type CappedRecordOptions,
+  type ConditionalConsumeResult,
   type ConsumeResult,
   checkCappedOptions,
+  type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordCap,
   type RecordKey,
@@ -122,6 +124,21 @@ export class PostgresStore implements Store {
     };
     if (row.note !== null) result.note = JSON.parse(row.note) as N;
     return result;
+  }
+
+  async consumeIf<T>(
+    namespace: string,
+    id: string,
+    fields: FieldConditions,
+  ): Promise<ConditionalConsumeResult<T> | undefined> {
+    const { rows } = await this.#run('consumeIf', [
+      encodeKey(namespace),
+      encodeKey(id),
+      JSON.stringify(fields),
+    ]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return { value: JSON.parse(row.value) as T, firstUse: row.first_use, matched: row.matched };
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {

@@ -14,6 +14,7 @@ export type Rows = {
   add: { added: true };
   addInGrant: { added: true };
   consume: { value: string; first_use: boolean; note: string | null };
+  consumeIf: { value: string; first_use: boolean; matched: boolean };
   read: { value: string; revision: string };
   replace: never;
   delete: { live: boolean };
@@ -40,6 +41,9 @@ export function statements(names: SchemaNames): Record<StatementName, Statement>
   const grantOpen = quote(names.grantOpen);
   const live = '(expires_at IS NULL OR expires_at > now())';
   const key = 'namespace = $1 AND id = $2';
+  // The value's fields (JSON, stored as text) against the allowed values of each field in $3.
+  const meets = `NOT EXISTS (SELECT FROM jsonb_each($3::jsonb) AS c(field, allowed)
+     WHERE NOT c.allowed @> jsonb_build_array(COALESCE(value::jsonb -> c.field, 'null'::jsonb)))`;
   // A null TTL gives a null expiry: never expires.
   const columns = 'namespace, id, value, expires_at, grant_id, consumed, revision';
   const values = `$1, $2, $3, now() + $4::float8 * interval '1 second', $5, false, nextval('${revisions}')`;
@@ -101,6 +105,24 @@ export function statements(names: SchemaNames): Record<StatementName, Statement>
        SELECT value, note, true AS first_use FROM first
        UNION ALL
        SELECT value, note, false FROM again`,
+    ),
+    // As consume, the UPDATE only when the value meets $3: each field's allowed values as a JSON
+    // array, a field absent (or null) standing as JSON null.
+    consumeIf: statement(
+      'consumeIf',
+      `WITH first AS (
+         UPDATE ${table} SET consumed = true
+         WHERE ${key} AND NOT consumed AND ${live} AND ${meets}
+         RETURNING value
+       ),
+       again AS (
+         SELECT value, ${meets} AS matched FROM ${table}
+         WHERE ${key} AND ${live} AND NOT EXISTS (SELECT FROM first)
+         FOR SHARE
+       )
+       SELECT value, true AS first_use, true AS matched FROM first
+       UNION ALL
+       SELECT value, false, matched FROM again`,
     ),
     read: statement('read', `SELECT value, revision FROM ${table} WHERE ${key} AND ${live}`),
     replace: statement(

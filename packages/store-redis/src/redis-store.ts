@@ -1,8 +1,10 @@
 import { randomFillSync } from 'node:crypto';
 import {
   type CappedRecordOptions,
+  type ConditionalConsumeResult,
   type ConsumeResult,
   checkCappedOptions,
+  type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordKey,
   type RecordOptions,
@@ -22,6 +24,7 @@ import {
   ADD_SCRIPT,
   CAP_SCRIPT,
   CLAIM_GRANT_SCRIPT,
+  CONSUME_IF_SCRIPT,
   CONSUME_SCRIPT,
   DROP_CAPPED_SCRIPT,
   INDEX_SCRIPT,
@@ -48,6 +51,7 @@ interface ScriptCommands {
     grant?: string,
   ): Promise<number>;
   gatehouseConsume(key: string, note?: string): Promise<[string, number, string | null] | null>;
+  gatehouseConsumeIf(key: string, fields: string): Promise<[string, number, number] | null>;
   gatehouseReplace(
     key: string,
     json: string,
@@ -80,6 +84,7 @@ const SCRIPTS = {
   gatehouseSet: { lua: SET_SCRIPT, keys: 1 },
   gatehouseAdd: { lua: ADD_SCRIPT, keys: 1 },
   gatehouseConsume: { lua: CONSUME_SCRIPT, keys: 1 },
+  gatehouseConsumeIf: { lua: CONSUME_IF_SCRIPT, keys: 1 },
   gatehouseReplace: { lua: REPLACE_SCRIPT, keys: 1 },
   gatehouseIndex: { lua: INDEX_SCRIPT, keys: 2 },
   gatehouseClaimGrant: { lua: CLAIM_GRANT_SCRIPT, keys: 3 },
@@ -275,6 +280,20 @@ export class RedisStore implements Store {
     };
     if (reply[2] !== null) result.note = JSON.parse(reply[2]) as N;
     return result;
+  }
+
+  async consumeIf<T>(
+    namespace: string,
+    id: string,
+    fields: FieldConditions,
+  ): Promise<ConditionalConsumeResult<T> | undefined> {
+    const key = this.#keys.record(namespace, id);
+    const reply = await this.#call(() =>
+      this.#client.gatehouseConsumeIf(key, JSON.stringify(fields)),
+    );
+    if (reply === null) return undefined;
+    if (reply[1] === 1) await this.#replicated.of([key]);
+    return { value: JSON.parse(reply[0]) as T, firstUse: reply[1] === 1, matched: reply[2] === 1 };
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {

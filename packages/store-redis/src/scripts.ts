@@ -59,6 +59,27 @@ if ARGV[1] then redis.call('HSET', KEYS[1], 'n', ARGV[1]) end
 return {value, 1, ARGV[1] or false}`;
 
 /**
+ * ARGV: the conditions as JSON, each field's allowed values (strings, null for a field absent or
+ * null). [json, 1 on first use | 0, 1 when the record met them | 0], or nil when absent; a record
+ * that does not meet them is left as it was. The used mark is the one CONSUME_SCRIPT sets.
+ */
+export const CONSUME_IF_SCRIPT = `
+local value = redis.call('HGET', KEYS[1], 'v')
+if not value then return false end
+local record = cjson.decode(value)
+for field, allowed in pairs(cjson.decode(ARGV[1])) do
+  local held = record[field]
+  if held == nil then held = cjson.null end
+  local found = false
+  for _, candidate in ipairs(allowed) do
+    if candidate == held then found = true end
+  end
+  if not found then return {value, 0, 0} end
+end
+if redis.call('HSETNX', KEYS[1], 'u', '1') == 0 then return {value, 0, 1} end
+return {value, 1, 1}`;
+
+/**
  * ARGV: json, expected revision, new revision, pttl ('' to keep the expiry). Keeps grant and the
  * used mark; a pttl of 0 (a TTL of zero or less) deletes the record. 0 when the revision was not
  * the current one; else 1, or the record's grant when its expiry was restarted (the caller then

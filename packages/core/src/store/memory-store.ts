@@ -1,9 +1,12 @@
 import { StoreUnavailableError } from '../errors/oauth-error.js';
 import { copyAsJson, copyJsonValue } from '../objects/json-copy.js';
 import { CapGroups, checkCappedOptions } from './cap-groups.js';
+import { meetsConditions } from './consume-if.js';
 import {
   type CappedRecordOptions,
+  type ConditionalConsumeResult,
   type ConsumeResult,
+  type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordKey,
   type RecordOptions,
@@ -133,6 +136,19 @@ export class MemoryStore implements Store {
     const result: ConsumeResult<T, N> = { value: copyJsonValue(entry.value) as T, firstUse };
     if (entry.note !== undefined) result.note = copyJsonValue(entry.note.value) as N;
     return result;
+  }
+
+  async consumeIf<T>(
+    namespace: string,
+    id: string,
+    fields: FieldConditions,
+  ): Promise<ConditionalConsumeResult<T> | undefined> {
+    const entry = this.#live(key(namespace, id));
+    if (!entry) return undefined;
+    const matched = meetsConditions(entry.value, fields);
+    const firstUse = matched && !entry.consumed;
+    if (firstUse) entry.consumed = true;
+    return { value: copyJsonValue(entry.value) as T, firstUse, matched };
   }
 
   async read<T>(namespace: string, id: string): Promise<Revised<T> | undefined> {

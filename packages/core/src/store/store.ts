@@ -48,6 +48,22 @@ export interface Store {
   ): Promise<ConsumeResult<T, N> | undefined>;
 
   /**
+   * `consume`, on condition: marks the record used only if each field named in `fields` (a
+   * top-level field of its value) holds one of the strings listed for it, `null` standing for a
+   * field that is absent or null. A record that does not match stays as it was and comes back
+   * with `matched: false` and `firstUse: false`, for the caller to say why. Atomic like
+   * `consume`, whose used mark it shares; no note. Undefined when absent/expired. Optional: the
+   * provider reads, checks and consumes in turn (`consumeIf` in store/consume-if.ts) with a store
+   * that lacks it, one round trip more; its token endpoint uses it to check a code's client,
+   * redirect URI, PKCE challenge and DPoP key before the code counts as used.
+   */
+  consumeIf?<T>(
+    namespace: string,
+    id: string,
+    fields: FieldConditions,
+  ): Promise<ConditionalConsumeResult<T> | undefined>;
+
+  /**
    * The record with its revision, a number that changes with every write of the record (and is
    * never reused for it). With `replace` it makes compare-and-set state transitions, such as
    * those of a CIBA request. Undefined when absent/expired.
@@ -165,6 +181,16 @@ export interface ConsumeResult<T, N = unknown> {
   firstUse: boolean;
   /** The note of the first use, undefined when it left none. */
   note?: N;
+}
+
+/** Each named field's allowed values: strings, `null` for a field absent (or null). */
+export type FieldConditions = Readonly<Record<string, readonly (string | null)[]>>;
+
+export interface ConditionalConsumeResult<T> {
+  value: T;
+  firstUse: boolean;
+  /** Whether the record's fields met the conditions; if not, it was left unused. */
+  matched: boolean;
 }
 
 export interface Revised<T> {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REVOKED_GRANT_SECONDS, type Store } from '../store/store.js';
+import { type FieldConditions, REVOKED_GRANT_SECONDS, type Store } from '../store/store.js';
 import { describeCappedRecords } from './capped-contract.js';
 import { fakeClock } from './clock.js';
 
@@ -287,6 +287,93 @@ export function describeStoreContract(
         await time.advance(time.ttlSeconds * 0.75);
         expect(await store.consume(NS, id('code'))).toBeUndefined();
         expect(await store.get(NS, id('code'))).toBeUndefined();
+      });
+    });
+
+    // Optional in the contract; every store of this repository has it, and the provider's
+    // stand-in for a store without it is tested in store/consume-if.test.ts.
+    describe('consumeIf', () => {
+      const CODE = { clientId: 'web', redirectUri: 'https://app.example/cb', exp: 1 };
+      const consumeIf = (suffix: string, fields: FieldConditions) => {
+        if (!store.consumeIf) throw new Error(`${name} has no consumeIf`);
+        return store.consumeIf(NS, id(suffix), fields);
+      };
+
+      it('gives undefined for an absent record', async () => {
+        expect(await consumeIf('absent', { clientId: ['web'] })).toBeUndefined();
+      });
+
+      it('spends a record whose fields match, once, and then reports replays', async () => {
+        await store.set(NS, id('code'), CODE, ttl());
+        const fields = { clientId: ['web'], redirectUri: ['https://app.example/cb'] };
+        expect(await consumeIf('code', fields)).toEqual({
+          value: CODE,
+          firstUse: true,
+          matched: true,
+        });
+        expect(await consumeIf('code', fields)).toEqual({
+          value: CODE,
+          firstUse: false,
+          matched: true,
+        });
+        expect(await store.consume(NS, id('code'))).toEqual({ value: CODE, firstUse: false });
+      });
+
+      it('leaves a record whose fields do not match unspent, and says so', async () => {
+        await store.set(NS, id('code'), CODE, ttl());
+        const mismatches: FieldConditions[] = [
+          { clientId: ['other'] },
+          { clientId: ['web'], redirectUri: ['https://app.example/other'] },
+          { clientId: ['web'], exp: ['1'] },
+          { clientId: [] },
+        ];
+        for (const fields of mismatches) {
+          expect(await consumeIf('code', fields)).toEqual({
+            value: CODE,
+            firstUse: false,
+            matched: false,
+          });
+        }
+        expect(await consumeIf('code', { clientId: ['web'] })).toEqual({
+          value: CODE,
+          firstUse: true,
+          matched: true,
+        });
+      });
+
+      it('takes null for a field that is absent or null, and any of several values', async () => {
+        await store.set(NS, id('code'), { ...CODE, dpopJkt: null }, ttl());
+        expect((await consumeIf('code', { codeChallenge: ['abc'] }))?.matched).toBe(false);
+        expect((await consumeIf('code', { clientId: [null] }))?.matched).toBe(false);
+        expect(
+          await consumeIf('code', {
+            codeChallenge: [null],
+            dpopJkt: [null, 'jkt'],
+            clientId: ['x', 'web'],
+          }),
+        ).toMatchObject({ firstUse: true, matched: true });
+      });
+
+      it(`gives exactly one of ${CONCURRENT_CALLERS} concurrent matching callers the first use`, async () => {
+        await store.set(NS, id('code'), CODE, ttl());
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENT_CALLERS }, (_, caller) =>
+            consumeIf('code', { clientId: caller % 2 ? ['web'] : ['other'] }),
+          ),
+        );
+        expect(results.filter((result) => result?.firstUse)).toHaveLength(1);
+        expect(results.filter((result) => result?.matched)).toHaveLength(CONCURRENT_CALLERS / 2);
+      });
+
+      it('shares the used mark with consume and keeps the original expiry', async () => {
+        await store.set(NS, id('code'), CODE, ttl());
+        await store.consume(NS, id('code'));
+        expect(await consumeIf('code', { clientId: ['web'] })).toMatchObject({
+          firstUse: false,
+          matched: true,
+        });
+        await time.advance(time.ttlSeconds * 1.5);
+        expect(await consumeIf('code', { clientId: ['web'] })).toBeUndefined();
       });
     });
 
