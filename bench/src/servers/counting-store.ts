@@ -1,6 +1,7 @@
 import type {
   CappedRecordOptions,
   ConsumeResult,
+  FieldConditions,
   RecordKey,
   RecordOptions,
   ReplaceOptions,
@@ -20,8 +21,18 @@ export class CountingStore implements Store {
   readonly #store: Store;
   readonly #counts = new Map<StoreMethod, number>();
 
+  /** Passed through when the store has it, so the provider sees the store as it is. */
+  readonly consumeIf: Store['consumeIf'];
+
   constructor(store: Store) {
     this.#store = store;
+    const consumeIf = store.consumeIf?.bind(store);
+    this.consumeIf =
+      consumeIf &&
+      (<T>(namespace: string, id: string, fields: FieldConditions) => {
+        this.#count('consumeIf');
+        return consumeIf<T>(namespace, id, fields);
+      });
   }
 
   /** The calls so far, per method (only the methods called). */

@@ -1,13 +1,9 @@
 import { checkBoundKey } from '../dpop/key-binding.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
-import {
-  authorizationCodeId,
-  consumeAuthorizationCode,
-  findAuthorizationCode,
-} from '../tokens/authorization-code.js';
+import { authorizationCodeId, redeemAuthorizationCode } from '../tokens/authorization-code.js';
 import type { GrantTypeHandler } from './grant-type.js';
-import { checkCodeVerifier } from './pkce.js';
+import { checkCodeVerifier, verifierChallenge } from './pkce.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
 /**
@@ -30,11 +26,20 @@ export const authorizationCodeGrant: GrantTypeHandler = async (
   if (presentedRedirectUri === undefined)
     throw new OAuthError('invalid_request', 'redirect_uri is required');
 
-  const codeId = authorizationCodeId(context, code);
-  const issued = await findAuthorizationCode(context, codeId);
+  const codeVerifier = params.get('code_verifier');
+  // One store call checks what the request presents and spends the code if all of it holds;
+  // otherwise the code is left unspent and the checks below say what did not hold.
+  const consumed = await redeemAuthorizationCode(context, authorizationCodeId(context, code), {
+    clientId: client.id,
+    redirectUri: presentedRedirectUri,
+    verifierChallenge: verifierChallenge(codeVerifier),
+    dpopJkt,
+  });
+  const consumedAtMs = context.now();
   // One description for unknown and foreign codes: the answer does not confirm a code exists.
   const unusable = () =>
     new OAuthError('invalid_grant', 'the code is invalid, expired or issued to another client');
+  const issued = consumed?.value;
   if (issued?.clientId !== client.id) throw unusable();
   if (presentedRedirectUri !== issued.redirectUri) {
     throw new OAuthError(
@@ -42,12 +47,9 @@ export const authorizationCodeGrant: GrantTypeHandler = async (
       'redirect_uri differs from the one of the authorization request',
     );
   }
-  checkCodeVerifier(issued.codeChallenge, params.get('code_verifier'));
+  checkCodeVerifier(issued.codeChallenge, codeVerifier);
   checkBoundKey(issued.dpopJkt, dpopJkt, 'code');
-
-  const consumed = await consumeAuthorizationCode(context, codeId);
-  const consumedAtMs = context.now();
-  if (!consumed) throw unusable();
+  if (!consumed?.matched) throw unusable();
   const { redirectUri, codeChallenge, nonce, dpopJkt: _codeKey, exp, ...grant } = consumed.value;
   if (!consumed.firstUse) {
     await revokeReplayedFamily(context, grant, 'authorization_code');

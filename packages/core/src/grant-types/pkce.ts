@@ -11,6 +11,15 @@ export function s256Challenge(verifier: string): string {
 }
 
 /**
+ * The S256 challenge a token request's `code_verifier` answers: undefined without one, null for
+ * one that is not a verifier (43 to 128 unreserved characters), which answers no challenge.
+ */
+export function verifierChallenge(verifier: string | undefined): string | null | undefined {
+  if (verifier === undefined) return undefined;
+  return CODE_VERIFIER.test(verifier) ? s256Challenge(verifier) : null;
+}
+
+/**
  * RFC 7636 §4.6 at the token endpoint; every failure is invalid_grant. A code bound to a
  * challenge needs its verifier. A code without one must not be sent a verifier either: an
  * attacker who stripped the challenge from the authorization request would otherwise pass as a

@@ -4,7 +4,8 @@ import { randomId } from '../crypto/random.js';
 import { ClosedGrantError } from '../lifecycle/closed-grant.js';
 import type { TokenFamily } from '../lifecycle/token-family.js';
 import { extended } from '../objects/extended.js';
-import type { ConsumeResult } from '../store/store.js';
+import { consumeIf } from '../store/consume-if.js';
+import type { ConditionalConsumeResult } from '../store/store.js';
 
 export const AUTHORIZATION_CODE_NAMESPACE = 'authorization_code';
 
@@ -45,40 +46,49 @@ export async function issueAuthorizationCode(
   return code;
 }
 
-/**
- * Where the store holds a code's record: under its digest, never the code itself. A request
- * computes it once for both of its lookups (find, then consume).
- */
+/** Where the store holds a code's record: under its digest, never the code itself. */
 export const authorizationCodeId = (context: RealmContext, code: string): string =>
   `${context.realm.name}/${tokenDigest(code)}`;
 
-/**
- * The record of the code whose `authorizationCodeId` is `codeId`, without spending it: what the
- * token endpoint checks before it counts the request as a use of the code. Undefined for an
- * unknown or expired code.
- */
-export async function findAuthorizationCode(
-  context: RealmContext,
-  codeId: string,
-): Promise<AuthorizationCodeRecord | undefined> {
-  const record = await context.store.get<AuthorizationCodeRecord>(
-    AUTHORIZATION_CODE_NAMESPACE,
-    codeId,
-  );
-  return record && record.exp > nowSeconds(context) ? record : undefined;
+/** What a token request presents with a code, which the code's record must match to be spent. */
+export interface CodeRedemption {
+  clientId: string;
+  redirectUri: string;
+  /** The S256 challenge of the request's `code_verifier`; undefined without one, null for one that is not a verifier. */
+  verifierChallenge: string | null | undefined;
+  /** The thumbprint of the request's DPoP key. */
+  dpopJkt: string | undefined;
 }
 
 /**
- * Marks the code of `codeId` (see `authorizationCodeId`) used and returns its record: `firstUse`
- * is true for exactly one caller, however many race. Undefined for an unknown or expired code.
+ * Spends the code of `codeId` (see `authorizationCodeId`) if its record was issued to this client
+ * and redirect URI, with the request's PKCE challenge (or none without a verifier) and a DPoP
+ * key the request proves (or none): one store call, atomic. `matched: false` leaves it unspent,
+ * for the caller's checks to say why; `firstUse` is true for exactly one caller, however many
+ * race. Undefined for an unknown or expired code.
  */
-export async function consumeAuthorizationCode(
+export async function redeemAuthorizationCode(
   context: RealmContext,
   codeId: string,
-): Promise<ConsumeResult<AuthorizationCodeRecord> | undefined> {
-  const consumed = await context.store.consume<AuthorizationCodeRecord>(
+  redemption: CodeRedemption,
+): Promise<ConditionalConsumeResult<AuthorizationCodeRecord> | undefined> {
+  const { clientId, redirectUri, verifierChallenge, dpopJkt } = redemption;
+  const consumed = await consumeIf<AuthorizationCodeRecord>(
+    context.store,
     AUTHORIZATION_CODE_NAMESPACE,
     codeId,
+    {
+      clientId: [clientId],
+      redirectUri: [redirectUri],
+      // A verifier that is not one matches no challenge, nor the absence of one.
+      codeChallenge:
+        verifierChallenge === undefined
+          ? [null]
+          : verifierChallenge === null
+            ? []
+            : [verifierChallenge],
+      dpopJkt: dpopJkt === undefined ? [null] : [null, dpopJkt],
+    },
   );
   if (!consumed || consumed.value.exp <= nowSeconds(context)) return undefined;
   return consumed;
