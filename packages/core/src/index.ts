@@ -115,6 +115,7 @@ export type { RegisteredClientInfo } from './registration/client-info.js';
 export type { RegisteredMetadata } from './registration/client-metadata.js';
 export type { SessionSummary } from './sessions/sessions-api.js';
 export { checkCappedOptions } from './store/cap-groups.js';
+export { consumeIfStepwise } from './store/consume-if.js';
 export {
   DEFAULT_MAX_BYTES as MEMORY_STORE_DEFAULT_MAX_BYTES,
   MemoryStore,

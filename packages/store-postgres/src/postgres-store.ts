@@ -3,6 +3,7 @@ import {
   type ConditionalConsumeResult,
   type ConsumeResult,
   checkCappedOptions,
+  consumeIfStepwise,
   type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordCap,
@@ -44,10 +45,14 @@ const TRIM_BATCH = 1_000;
 /** Caps whose writes this instance counts between trims; beyond it the oldest is forgotten. */
 const MAX_COUNTED_CAPS = 1_024;
 
+/** What PostgreSQL answers for JSON text `jsonb` cannot hold: `\u0000`, a lone surrogate. */
+const UNREADABLE_AS_JSONB = new Set(['22P05', '22P02']);
+
 /**
  * A `Store` on PostgreSQL, shared by any number of Gatehouse instances: one table, every method a
  * single prepared statement and so a single round trip (and a single transaction: a failure
- * never leaves a call half-written). Time-to-live is an `expires_at` column compared with the
+ * never leaves a call half-written), but a `consumeIf` of a value `jsonb` cannot read (three
+ * steps: `consumeIfStepwise`). Time-to-live is an `expires_at` column compared with the
  * database clock; expired rows are invisible at once and deleted by a bounded background sweep.
  * The schema comes from `migrate()`, which must have run once. When the host fails or turns
  * read-only (a failover), the calls under way fail with `StoreUnavailableError` and the next
@@ -131,11 +136,20 @@ export class PostgresStore implements Store {
     id: string,
     fields: FieldConditions,
   ): Promise<ConditionalConsumeResult<T> | undefined> {
-    const { rows } = await this.#run('consumeIf', [
-      encodeKey(namespace),
-      encodeKey(id),
-      JSON.stringify(fields),
-    ]);
+    let rows: Rows['consumeIf'][];
+    try {
+      ({ rows } = await this.#run('consumeIf', [
+        encodeKey(namespace),
+        encodeKey(id),
+        JSON.stringify(fields),
+      ]));
+    } catch (error) {
+      // The statement reads the value as jsonb, which refuses a \u0000 or a lone surrogate the
+      // text column keeps (and so may the conditions): judged here instead.
+      if (!(error instanceof DatabaseError) || !UNREADABLE_AS_JSONB.has(error.code ?? ''))
+        throw error;
+      return consumeIfStepwise<T>(this, namespace, id, fields);
+    }
     const row = rows[0];
     if (!row) return undefined;
     return { value: JSON.parse(row.value) as T, firstUse: row.first_use, matched: row.matched };

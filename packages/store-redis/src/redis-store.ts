@@ -4,6 +4,7 @@ import {
   type ConditionalConsumeResult,
   type ConsumeResult,
   checkCappedOptions,
+  consumeIfStepwise,
   type FieldConditions,
   REVOKED_GRANT_SECONDS,
   type RecordKey,
@@ -97,8 +98,9 @@ const SCRIPTS = {
 /**
  * A `Store` on Redis, shared by every Gatehouse instance that points at the same server (or
  * Cluster, or Sentinel group) and prefix. Every method is one round trip, except `listGrant`
- * (two: the grant's index, then its records), `revokeGrant` (three: then the revoking set) and a
- * write that finds its grant closed (two: then the undo); expiry is Redis's own. Where a method
+ * (two: the grant's index, then its records), `revokeGrant` (three: then the revoking set), a
+ * write that finds its grant closed (two: then the undo) and a `consumeIf` of a record `cjson`
+ * cannot read (three: `consumeIfStepwise`); expiry is Redis's own. Where a method
  * writes a record and then its grant's index or its caps, keys of two Cluster slots, it sends both
  * at once on one connection, where Redis runs them in order; on a Cluster it sends the second
  * once the first has answered. On a Cluster or a Sentinel group a write then waits for a replica
@@ -292,6 +294,7 @@ export class RedisStore implements Store {
       this.#client.gatehouseConsumeIf(key, JSON.stringify(fields)),
     );
     if (reply === null) return undefined;
+    if (reply[2] === UNREADABLE) return consumeIfStepwise<T>(this, namespace, id, fields);
     if (reply[1] === 1) await this.#replicated.of([key]);
     return { value: JSON.parse(reply[0]) as T, firstUse: reply[1] === 1, matched: reply[2] === 1 };
   }
@@ -506,6 +509,9 @@ export class RedisStore implements Store {
 }
 
 const CLOSED_MS = String(REVOKED_GRANT_SECONDS * 1000);
+
+/** CONSUME_IF_SCRIPT's answer for a record or conditions cjson cannot read: judged here. */
+const UNREADABLE = -1;
 
 /** Members of one grant waiting to be indexed together, and the script call's answer. */
 interface IndexBatch {

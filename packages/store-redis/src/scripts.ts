@@ -60,14 +60,17 @@ return {value, 1, ARGV[1] or false}`;
 
 /**
  * ARGV: the conditions as JSON, each field's allowed values (strings, null for a field absent or
- * null). [json, 1 on first use | 0, 1 when the record met them | 0], or nil when absent; a record
- * that does not meet them is left as it was. The used mark is the one CONSUME_SCRIPT sets.
+ * null). [json, 1 on first use | 0, 1 when the record met them | 0 | -1 when cjson cannot read
+ * the record or the conditions (a lone surrogate)], or nil when absent; a record that does not
+ * meet them, or cannot be read, is left as it was. The used mark is the one CONSUME_SCRIPT sets.
  */
 export const CONSUME_IF_SCRIPT = `
 local value = redis.call('HGET', KEYS[1], 'v')
 if not value then return false end
-local record = cjson.decode(value)
-for field, allowed in pairs(cjson.decode(ARGV[1])) do
+local read_record, record = pcall(cjson.decode, value)
+local read_fields, fields = pcall(cjson.decode, ARGV[1])
+if not (read_record and read_fields) then return {value, 0, -1} end
+for field, allowed in pairs(fields) do
   local held = record[field]
   if held == nil then held = cjson.null end
   local found = false

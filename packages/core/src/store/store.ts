@@ -52,10 +52,11 @@ export interface Store {
    * top-level field of its value) holds one of the strings listed for it, `null` standing for a
    * field that is absent or null. A record that does not match stays as it was and comes back
    * with `matched: false` and `firstUse: false`, for the caller to say why. Atomic like
-   * `consume`, whose used mark it shares; no note. Undefined when absent/expired. Optional: the
-   * provider reads, checks and consumes in turn (`consumeIf` in store/consume-if.ts) with a store
-   * that lacks it, one round trip more; its token endpoint uses it to check a code's client,
-   * redirect URI, PKCE challenge and DPoP key before the code counts as used.
+   * `consume`, whose used mark it shares; no note. Undefined when absent/expired. Optional: with
+   * a store that lacks it the provider reads, checks and consumes in turn (`consumeIfStepwise`,
+   * which a store may also call for a record it cannot evaluate itself), one round trip more.
+   * The token endpoint uses it to check a code's client, redirect URI, PKCE challenge and DPoP
+   * key before the code counts as used.
    */
   consumeIf?<T>(
     namespace: string,

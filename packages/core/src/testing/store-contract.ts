@@ -354,6 +354,48 @@ export function describeStoreContract(
         ).toMatchObject({ firstUse: true, matched: true });
       });
 
+      it('matches strings and null only: never a number, boolean, array, object or inherited name', async () => {
+        await store.set(
+          NS,
+          id('code'),
+          { count: 5, on: true, list: ['web'], object: { a: 'web' }, none: null },
+          ttl(),
+        );
+        const mismatches: FieldConditions[] = [
+          { count: ['5'] },
+          { on: ['true'] },
+          { list: ['web'] },
+          { object: ['web'] },
+          { none: ['null'] },
+          { count: [null] },
+        ];
+        for (const fields of mismatches) {
+          expect((await consumeIf('code', fields))?.matched).toBe(false);
+        }
+        expect(
+          (await consumeIf('code', { none: [null], constructor: [null], toString: [null] }))
+            ?.matched,
+        ).toBe(true);
+      });
+
+      it('judges values JSON text can carry but jsonb cannot: \\u0000 and lone surrogates', async () => {
+        const odd = { nonce: 'a\u0000b', other: '\ud800', clientId: 'web' };
+        await store.set(NS, id('code'), odd, ttl());
+        expect(await consumeIf('code', { clientId: ['web\u0000'] })).toEqual({
+          value: odd,
+          firstUse: false,
+          matched: false,
+        });
+        expect(await consumeIf('code', { clientId: ['web'], nonce: ['a\u0000b'] })).toEqual({
+          value: odd,
+          firstUse: true,
+          matched: true,
+        });
+        await store.set(NS, id('plain'), { clientId: 'web' }, ttl());
+        expect((await consumeIf('plain', { clientId: ['\ud800'] }))?.matched).toBe(false);
+        expect((await consumeIf('plain', { clientId: ['web'] }))?.firstUse).toBe(true);
+      });
+
       it(`gives exactly one of ${CONCURRENT_CALLERS} concurrent matching callers the first use`, async () => {
         await store.set(NS, id('code'), CODE, ttl());
         const results = await Promise.all(

@@ -65,7 +65,8 @@ export interface CodeRedemption {
  * and redirect URI, with the request's PKCE challenge (or none without a verifier) and a DPoP
  * key the request proves (or none): one store call, atomic. `matched: false` leaves it unspent,
  * for the caller's checks to say why; `firstUse` is true for exactly one caller, however many
- * race. Undefined for an unknown or expired code.
+ * race. Undefined for an unknown or expired code (one past its own `exp` that the store still
+ * held is spent all the same: it could not be redeemed anyway).
  */
 export async function redeemAuthorizationCode(
   context: RealmContext,
