@@ -1,7 +1,8 @@
 /**
  * What the authorization-code exchange asks of RedisStore, without the HTTP server and the
- * signatures around it: `consume` of the code, then the access token's `add` and the refresh
- * token's `set` under the code's grant, both at once (grants/user-token-response.ts). Many
+ * signatures around it: `consumeIf` of the code (its client, redirect URI, PKCE challenge and
+ * DPoP key), then the access token's `add` and the refresh token's `set` under the code's
+ * grant, both at once (grants/user-token-response.ts). Many
  * exchanges in flight, like a server under load; it prints, per exchange, the client's CPU
  * (this process), Redis's CPU, the commands Redis ran (a script counting once plus each call
  * inside it) and its reads (round trips; several exchanges share one when pipelined). CPU per
@@ -92,7 +93,12 @@ async function round(admin: Redis): Promise<Record<string, number>> {
     ),
   );
   const exchange = async (n: number) => {
-    const consumed = await store.consume('authorization_code', `code-${n}`);
+    const consumed = await store.consumeIf('authorization_code', `code-${n}`, {
+      clientId: [CODE.clientId],
+      redirectUri: [CODE.redirectUri],
+      codeChallenge: [CODE.codeChallenge],
+      dpopJkt: [null],
+    });
     if (!consumed?.firstUse) throw new Error(`code ${n} was not consumed first`);
     const grantId = grantOf(n);
     await Promise.all([
