@@ -3,7 +3,7 @@ import { OAuthError } from '../errors/oauth-error.js';
 import { revokeReplayedFamily } from '../lifecycle/replay.js';
 import { authorizationCodeId, redeemAuthorizationCode } from '../tokens/authorization-code.js';
 import type { GrantTypeHandler } from './grant-type.js';
-import { checkCodeVerifier, verifierChallenge } from './pkce.js';
+import { challengesAnswered, checkCodeVerifier } from './pkce.js';
 import { userTokenResource, userTokenResponse } from './user-token-response.js';
 
 /**
@@ -32,7 +32,7 @@ export const authorizationCodeGrant: GrantTypeHandler = async (
   const consumed = await redeemAuthorizationCode(context, authorizationCodeId(context, code), {
     clientId: client.id,
     redirectUri: presentedRedirectUri,
-    verifierChallenge: verifierChallenge(codeVerifier),
+    codeChallenges: challengesAnswered(codeVerifier),
     dpopJkt,
   });
   const consumedAtMs = context.now();

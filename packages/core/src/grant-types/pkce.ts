@@ -11,12 +11,13 @@ export function s256Challenge(verifier: string): string {
 }
 
 /**
- * The S256 challenge a token request's `code_verifier` answers: undefined without one, null for
- * one that is not a verifier (43 to 128 unreserved characters), which answers no challenge.
+ * The code challenges a token request's `code_verifier` answers: none without one (`null`, a code
+ * issued without a challenge), its S256 challenge, or nothing at all for one that is not a
+ * verifier (43 to 128 unreserved characters).
  */
-export function verifierChallenge(verifier: string | undefined): string | null | undefined {
-  if (verifier === undefined) return undefined;
-  return CODE_VERIFIER.test(verifier) ? s256Challenge(verifier) : null;
+export function challengesAnswered(verifier: string | undefined): (string | null)[] {
+  if (verifier === undefined) return [null];
+  return CODE_VERIFIER.test(verifier) ? [s256Challenge(verifier)] : [];
 }
 
 /**

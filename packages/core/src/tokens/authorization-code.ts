@@ -54,8 +54,8 @@ export const authorizationCodeId = (context: RealmContext, code: string): string
 export interface CodeRedemption {
   clientId: string;
   redirectUri: string;
-  /** The S256 challenge of the request's `code_verifier`; undefined without one, null for one that is not a verifier. */
-  verifierChallenge: string | null | undefined;
+  /** The code challenges the request's `code_verifier` answers (`challengesAnswered`). */
+  codeChallenges: readonly (string | null)[];
   /** The thumbprint of the request's DPoP key. */
   dpopJkt: string | undefined;
 }
@@ -73,7 +73,7 @@ export async function redeemAuthorizationCode(
   codeId: string,
   redemption: CodeRedemption,
 ): Promise<ConditionalConsumeResult<AuthorizationCodeRecord> | undefined> {
-  const { clientId, redirectUri, verifierChallenge, dpopJkt } = redemption;
+  const { clientId, redirectUri, codeChallenges, dpopJkt } = redemption;
   const consumed = await consumeIf<AuthorizationCodeRecord>(
     context.store,
     AUTHORIZATION_CODE_NAMESPACE,
@@ -81,13 +81,7 @@ export async function redeemAuthorizationCode(
     {
       clientId: [clientId],
       redirectUri: [redirectUri],
-      // A verifier that is not one matches no challenge, nor the absence of one.
-      codeChallenge:
-        verifierChallenge === undefined
-          ? [null]
-          : verifierChallenge === null
-            ? []
-            : [verifierChallenge],
+      codeChallenge: codeChallenges,
       dpopJkt: dpopJkt === undefined ? [null] : [null, dpopJkt],
     },
   );
