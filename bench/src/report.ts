@@ -30,6 +30,7 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   'ours-redis': 'gatehouse on Redis (ioredis)',
   'ours-standalone': 'gatehouse serve (standalone, defaults)',
   ceiling: 'bare fastify (fixed JSON)',
+  'hand-written': 'hand-written (the flow alone)',
   'oidc-provider': 'oidc-provider v9',
   'better-auth': 'better-auth 1.7 oauth-provider',
   'better-auth-postgres': 'better-auth 1.7 on PostgreSQL (pg)',
@@ -329,7 +330,30 @@ export function medianCpuLines(
     }
     return lines;
   });
-  return [...serverLines, ...pairLines];
+  return [...serverLines, ...pairLines, ...handWrittenLines(scenario, rounds)];
+}
+
+/**
+ * The hand-written server (the flow's work and nothing else) against oidc-provider, over the
+ * rounds, beside the target ours has against it: what any implementation of the flow reaches.
+ */
+function handWrittenLines(
+  scenario: ScenarioName,
+  rounds: ReadonlyArray<ReadonlyMap<ServerName, Measurement>>,
+): string[] {
+  const atLeast = CPU_TARGETS.get(scenario)?.['oidc-provider'];
+  const ratios = rounds.flatMap((results) => {
+    const handWritten = results.get('hand-written');
+    const peer = results.get('oidc-provider');
+    return handWritten && peer
+      ? [peer.serverCpuMicrosPerRequest / handWritten.serverCpuMicrosPerRequest]
+      : [];
+  });
+  if (atLeast === undefined || ratios.length === 0) return [];
+  const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
+  return [
+    `${'server CPU per request, oidc-provider / hand-written'.padEnd(47)} ${median(ratios).toFixed(2).padStart(6)}   (ours' target >= ${formatTarget(atLeast)})   (median of ${ratios.length}: ${each})`,
+  ];
 }
 
 /** Whole targets as they are; others to three decimals, so a miss never prints as the target. */

@@ -5,6 +5,7 @@ export const SERVER_NAMES = [
   'ours-redis',
   'ours-standalone',
   'ceiling',
+  'hand-written',
   'oidc-provider',
   'better-auth',
   'better-auth-postgres',

@@ -37,12 +37,12 @@ describe('bench servers', () => {
   const servers = new Map<ServerName, LaunchedServer>();
   beforeAll(async () => {
     const launched = await Promise.all(
-      (['ours', 'ours-standalone', 'ceiling', 'oidc-provider'] as const).map(
+      (['ours', 'ours-standalone', 'ceiling', 'hand-written', 'oidc-provider'] as const).map(
         async (name) => [name, await launchServer(name)] as const,
       ),
     );
     for (const [name, server] of launched) servers.set(name, server);
-    // Four child processes compiling their sources through tsx at once, beside other suites.
+    // Five child processes compiling their sources through tsx at once, beside other suites.
   }, 60_000);
   afterAll(() => Promise.all([...servers.values()].map((server) => server.stop())));
 
@@ -52,7 +52,7 @@ describe('bench servers', () => {
     return server;
   };
 
-  it.each(['ours', 'ours-standalone', 'oidc-provider'] as const)(
+  it.each(['ours', 'ours-standalone', 'hand-written', 'oidc-provider'] as const)(
     '%s issues an ES256 JWT access token verified against its JWKS',
     async (name) => {
       const { accessToken, tokenType } = await checkTokenEndpoint(started(name));
@@ -81,7 +81,7 @@ describe('bench servers', () => {
     expect(await ours.cpuMicros()).toBeGreaterThan(before);
   });
 
-  describe.each(['ours', 'oidc-provider'] as const)('%s, user grants', (name) => {
+  describe.each(['ours', 'hand-written', 'oidc-provider'] as const)('%s, user grants', (name) => {
     it('mints distinct codes, each exchanged once for an access token, ID token and refresh token', async () => {
       const server = started(name);
       const codes = await server.mint('authorization_code', 3);

@@ -29,6 +29,7 @@ describe('bench settings', () => {
         'ours-redis',
         'ours-standalone',
         'ceiling',
+        'hand-written',
         'oidc-provider',
       ],
       poolRate: 12_000,
@@ -171,6 +172,30 @@ describe('bench ratios', () => {
     expect(medianCpuLines('ciba_initiation', [round(100, 350, 9000)]).at(3)).toBe(
       'server CPU per request, oidc-provider / ours      3.50   target >= 3     PASS   (median of 1: 3.50)',
     );
+  });
+
+  it('the hand-written server is set beside ours, and against oidc-provider beside the target', () => {
+    const round = (ours: number, handWritten: number, oidcProvider: number) =>
+      new Map<ServerName, Measurement>([
+        ['ours', measured(4000, ours)],
+        ['hand-written', measured(5000, handWritten)],
+        ['oidc-provider', measured(1000, oidcProvider)],
+      ]);
+    expect(
+      medianCpuLines('refresh_token', [
+        round(120, 100, 360),
+        round(130, 90, 390),
+        round(110, 100, 300),
+      ]).slice(3),
+    ).toEqual([
+      'server CPU per request, hand-written / ours       0.83   (no target)   (median of 3: 0.83 0.69 0.91)',
+      'server CPU per request, oidc-provider / ours      3.00   target >= 4     MISS   (median of 3: 3.00 3.00 2.73)',
+      "server CPU per request, oidc-provider / hand-written   3.60   (ours' target >= 4)   (median of 3: 3.60 4.33 3.00)",
+    ]);
+    // No line without oidc-provider, nor in a scenario without a target against it.
+    const alone = round(120, 100, 360);
+    alone.delete('oidc-provider');
+    expect(medianCpuLines('refresh_token', [alone]).at(-1)).toContain('hand-written / ours');
   });
 
   const onStores = (redis: number, postgres: number) =>

@@ -2,6 +2,7 @@ import type { ServerName } from '../server-names.js';
 import { startBetterAuth } from './better-auth.js';
 import { betterAuthMemory, betterAuthPostgres } from './better-auth-databases.js';
 import { startCeiling } from './ceiling.js';
+import { startHandWritten } from './hand-written.js';
 import { startOidcProvider } from './oidc-provider.js';
 import { startOurs } from './ours.js';
 import type { RunningServer } from './running-server.js';
@@ -18,6 +19,7 @@ export const SERVERS: ReadonlyMap<ServerName, () => Promise<RunningServer>> = ne
   ['ours-redis', async () => startOurs(await redisStore())],
   ['ours-standalone', startStandaloneServer],
   ['ceiling', startCeiling],
+  ['hand-written', startHandWritten],
   ['oidc-provider', startOidcProvider],
   ['better-auth', () => startBetterAuth(betterAuthMemory())],
   ['better-auth-postgres', async () => startBetterAuth(await betterAuthPostgres())],
