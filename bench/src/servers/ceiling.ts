@@ -1,7 +1,6 @@
-import { parse } from 'node:querystring';
-import Fastify from 'fastify';
 import { BENCH_CIBA_EXPIRES_IN, BENCH_CIBA_INTERVAL } from '../ciba-request.js';
 import type { GrantType } from '../token-request.js';
+import { formApp } from './form-app.js';
 import type { RunningServer } from './running-server.js';
 
 /** A fixed answer shaped like a token response: what the ceiling sends for every token request. */
@@ -32,12 +31,7 @@ const BENCH_GRANTS = new Set<string>([
  * sends, and a CIBA initiation; it mints nothing, so a user grant's credential is any string.
  */
 export async function startCeiling(): Promise<RunningServer> {
-  const app = Fastify();
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_request, body, done) => done(null, parse(body as string)),
-  );
+  const app = formApp();
   const json = 'application/json; charset=utf-8';
   app.post('/token', async (request, reply) => {
     const form = request.body as Record<string, unknown>;

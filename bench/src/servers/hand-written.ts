@@ -1,8 +1,6 @@
 import { createHash, generateKeyPairSync, randomFillSync, timingSafeEqual } from 'node:crypto';
-import { parse } from 'node:querystring';
 import type { SigningKey } from '@gatehouse-oidc/core';
 import { nodeCryptoSigner } from '@gatehouse-oidc/node-crypto';
-import Fastify from 'fastify';
 import {
   BENCH_CLIENT_ID,
   BENCH_CLIENT_SECRET,
@@ -16,6 +14,7 @@ import {
   BENCH_WEB_CLIENT_ID,
   BENCH_WEB_CLIENT_SECRET,
 } from '../token-request.js';
+import { formApp } from './form-app.js';
 import type { RunningServer } from './running-server.js';
 
 const ACCESS_TOKEN_SECONDS = 600;
@@ -39,12 +38,7 @@ const REFRESH_TOKEN_SECONDS = 30 * 86_400;
  * what an implementation of the flow spends.
  */
 export async function startHandWritten(): Promise<RunningServer> {
-  const app = Fastify();
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_request, body, done) => done(null, parse(body as string)),
-  );
+  const app = formApp();
   /** The address it listens on, known once it does: the tokens' `iss`. */
   let issuer = '';
   const signer = es256Signer();
