@@ -23,6 +23,7 @@ import {
   checkTokenEndpoint,
   postForm,
   TOKEN_REQUEST_BODY,
+  tokenRequestBody,
 } from '../../bench/src/token-request.js';
 import { dpopKey } from '../support/dpop.js';
 import { freePort } from '../support/ports.js';
@@ -127,6 +128,22 @@ describe('bench servers', () => {
       );
       await expect(checkSpent(server, 'authorization_code', code)).rejects.toThrow(
         /answered 200, not invalid_grant/,
+      );
+    });
+
+    it('a spent code presented without its verifier is refused and revokes nothing', async () => {
+      const server = started(name);
+      const [code = ''] = await server.mint('authorization_code', 1);
+      const { refreshToken = '' } = await checkTokenEndpoint(server, 'authorization_code', code);
+      const withoutVerifier = new URLSearchParams(tokenRequestBody('authorization_code', code));
+      withoutVerifier.delete('code_verifier');
+      const { status } = await postForm(
+        `${server.baseUrl}${server.tokenPath}`,
+        withoutVerifier.toString(),
+      );
+      expect(status).toBe(400);
+      await expect(checkTokenEndpoint(server, 'refresh_token', refreshToken)).resolves.toEqual(
+        expect.objectContaining({ refreshToken: expect.any(String) }),
       );
     });
   });

@@ -196,6 +196,9 @@ describe('bench ratios', () => {
     const alone = round(120, 100, 360);
     alone.delete('oidc-provider');
     expect(medianCpuLines('refresh_token', [alone]).at(-1)).toContain('hand-written / ours');
+    expect(
+      medianCpuLines('dpop_client_credentials', [round(120, 100, 360)]).join('\n'),
+    ).not.toContain('oidc-provider / hand-written');
   });
 
   const onStores = (redis: number, postgres: number) =>

@@ -72,7 +72,7 @@ export async function startHandWritten(): Promise<RunningServer> {
     refreshTokens.set(refreshToken, {
       grantId: user.grantId,
       clientId,
-      expiresAt: now + REFRESH_TOKEN_SECONDS,
+      expiresAt: user.refreshTokenExpiresAt,
       used: false,
     });
     return {
@@ -84,24 +84,33 @@ export async function startHandWritten(): Promise<RunningServer> {
     };
   };
 
-  /** The code's grant, or why not; a second use revokes what the first gave. */
+  /**
+   * The code's grant, or why not. Only its own client with its redirect URI and verifier gets
+   * that far, as in ours: a second use by it revokes what the first gave, expired or not.
+   */
   const spendCode = (form: Form, clientId: string): UserGrant | undefined => {
     const code = typeof form.code === 'string' ? codes.get(form.code) : undefined;
-    if (code === undefined || code.expiresAt <= seconds()) return undefined;
-    if (code.spentFor !== undefined) {
-      revokedGrants.add(code.spentFor);
-      return undefined;
-    }
     const verifier = form.code_verifier;
     if (
+      code === undefined ||
       code.clientId !== clientId ||
       form.redirect_uri !== BENCH_REDIRECT_URI ||
       typeof verifier !== 'string' ||
       createHash('sha256').update(verifier).digest('base64url') !== code.codeChallenge
     )
       return undefined;
+    if (code.spentFor !== undefined) {
+      revokedGrants.add(code.spentFor);
+      return undefined;
+    }
+    if (code.expiresAt <= seconds()) return undefined;
     code.spentFor = randomId();
-    return { sub: BENCH_USER, grantId: code.spentFor, nonce: code.nonce };
+    return {
+      sub: BENCH_USER,
+      grantId: code.spentFor,
+      nonce: code.nonce,
+      refreshTokenExpiresAt: seconds() + REFRESH_TOKEN_SECONDS,
+    };
   };
 
   /** The refresh token's grant, or why not; a rotated token used again revokes its grant. */
@@ -120,18 +129,21 @@ export async function startHandWritten(): Promise<RunningServer> {
       return undefined;
     }
     token.used = true;
-    return { sub: BENCH_USER, grantId: token.grantId };
+    // The successor keeps the first token's expiry: rotation does not lengthen the grant.
+    return { sub: BENCH_USER, grantId: token.grantId, refreshTokenExpiresAt: token.expiresAt };
   };
 
   app.post('/token', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const form = request.body as Form;
+    const form = (request.body ?? {}) as Form;
     const client = typeof form.client_id === 'string' ? CLIENTS.get(form.client_id) : undefined;
     const secret = form.client_secret;
     if (!client || typeof secret !== 'string' || !secretMatches(client.secretHash, secret))
       return reply.code(401).send({ error: 'invalid_client' });
     const grantType = form.grant_type;
-    if (typeof grantType !== 'string' || !client.grantTypes.has(grantType))
+    if (typeof grantType !== 'string' || !GRANT_TYPES.has(grantType))
+      return reply.code(400).send({ error: 'unsupported_grant_type' });
+    if (!client.grantTypes.has(grantType))
       return reply.code(400).send({ error: 'unauthorized_client' });
     if (grantType === 'client_credentials') {
       if (form.resource !== undefined && form.resource !== BENCH_RESOURCE)
@@ -204,7 +216,11 @@ interface UserGrant {
   readonly sub: string;
   readonly grantId: string;
   readonly nonce?: string;
+  /** Seconds since the epoch: the grant's refresh tokens end then, however often rotated. */
+  readonly refreshTokenExpiresAt: number;
 }
+
+const GRANT_TYPES = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
 
 interface Client {
   readonly id: string;
