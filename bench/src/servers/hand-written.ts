@@ -31,7 +31,7 @@ const REFRESH_TOKEN_SECONDS = 30 * 86_400;
  * redirect URI, PKCE S256 verifier and expiry; and answers ES256 JWTs: an access token for the
  * resource and, for the user grants, an ID token (with the code's nonce) and a new refresh token.
  * Signatures go to `nodeCryptoSigner`'s thread, as ours do: signing on the event loop measured
- * dearer under the bench's load (docs/performance.md).
+ * no cheaper under the bench's load, and slower (docs/performance.md).
  *
  * Not a peer: it says how far the floor (the bare route and the signatures) is from a server that
  * does the flow's work and nothing else, so that a target set against a peer can be judged against
