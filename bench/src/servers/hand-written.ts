@@ -293,10 +293,13 @@ function es256Signer(): {
     publicJwk,
     async jwt(typ, claims) {
       const input = `${headers.get(typ)}.${base64url(JSON.stringify(claims))}`;
-      const signature = await signer.sign(key, new TextEncoder().encode(input));
-      return `${input}.${Buffer.from(signature).toString('base64url')}`;
+      const signature = await signer.sign(key, utf8.encode(input));
+      const view = Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength);
+      return `${input}.${view.toString('base64url')}`;
     },
   };
 }
+
+const utf8 = new TextEncoder();
 
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
