@@ -1,4 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -23,9 +25,30 @@ const alias = workspacePackages.map((name) => ({
 }));
 
 const include = ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'];
-// Files that replace a module with `vi.mock`: the replacement only holds in a module graph of
-// their own.
-const needsOwnModules = ['packages/node-crypto/src/node-crypto-signer.test.ts'];
+
+/**
+ * The test files that replace a module (`vi.mock`, `vi.doMock`): the replacement only holds in a
+ * module graph of their own, so they run apart from the files that share one.
+ */
+function filesMockingModules(): string[] {
+  const checkout = fileURLToPath(new URL('.', import.meta.url));
+  const roots = [
+    ...readdirSync(join(checkout, 'packages')).map((name) => join('packages', name, 'src')),
+    'test',
+  ].filter((root) => existsSync(join(checkout, root)));
+  return roots
+    .flatMap((root) =>
+      readdirSync(join(checkout, root), { recursive: true, encoding: 'utf8' }).map((file) =>
+        join(root, file),
+      ),
+    )
+    .filter(
+      (file) =>
+        file.endsWith('.test.ts') &&
+        /\bvi\.(?:doM|m)ock\(/.test(readFileSync(join(checkout, file), 'utf8')),
+    );
+}
+const needsOwnModules = filesMockingModules();
 
 export default defineConfig({
   resolve: { alias },
