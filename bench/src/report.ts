@@ -249,11 +249,15 @@ export function medianRatioLines(
       byPair.set(key, entry);
     }
   }
-  return [...byPair.values()].map(({ comparison, ratios }) => {
-    const middle = median(ratios);
-    const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
-    return `${pairLabel(comparison)} ${middle.toFixed(2).padStart(6)}   ${verdictOf(comparison, middle)}   (median of ${ratios.length}: ${each})`;
-  });
+  return [...byPair.values()].map(({ comparison, ratios }) =>
+    medianOverRounds(pairLabel(comparison), ratios, verdictOf(comparison, median(ratios))),
+  );
+}
+
+/** A ratio over the rounds: `label`, its median, what that is judged against, each round's. */
+function medianOverRounds(label: string, ratios: readonly number[], verdict: string): string {
+  const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
+  return `${label} ${median(ratios).toFixed(2).padStart(6)}   ${verdict}   (median of ${ratios.length}: ${each})`;
 }
 
 /**
@@ -316,10 +320,7 @@ export function medianCpuLines(
       atLeast === undefined
         ? '(no target)'
         : `target >= ${formatTarget(atLeast).padEnd(5)} ${middle >= atLeast ? 'PASS' : 'MISS'}`;
-    const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
-    const lines = [
-      `${`server CPU per request, ${key}`.padEnd(47)} ${middle.toFixed(2).padStart(6)}   ${verdict}   (median of ${ratios.length}: ${each})`,
-    ];
+    const lines = [medianOverRounds(`server CPU per request, ${key}`.padEnd(47), ratios, verdict)];
     // What the shared store adds, apart: a cheaper core raises the ratio without the store
     // costing more.
     if (comparison.server in STORE_SERVICES) {
@@ -350,9 +351,12 @@ function handWrittenLines(
       : [];
   });
   if (atLeast === undefined || ratios.length === 0) return [];
-  const each = ratios.map((ratio) => ratio.toFixed(2)).join(' ');
   return [
-    `${'server CPU per request, oidc-provider / hand-written'.padEnd(47)} ${median(ratios).toFixed(2).padStart(6)}   (ours' target >= ${formatTarget(atLeast)})   (median of ${ratios.length}: ${each})`,
+    medianOverRounds(
+      'server CPU per request, oidc-provider / hand-written'.padEnd(47),
+      ratios,
+      `(ours' target >= ${formatTarget(atLeast)})`,
+    ),
   ];
 }
 
